@@ -1,0 +1,1 @@
+"""Kubernetes wire formats and, later, the cluster adapter."""

@@ -1,0 +1,1 @@
+"""Vocabulary shared by every domain: metadata, conditions, actions, decisions."""

@@ -1,0 +1,81 @@
+"""Actions: what a decision wants done, as data an adapter applies later.
+
+Every action names its target by kind, namespace, name and uid; adapters use
+the uid (and, for status, the resourceVersion) as a precondition so an action
+computed from a stale snapshot fails instead of hitting a newer object.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+from attrs import frozen
+
+from kruntimes_core.core.meta import ObjectMeta
+
+S = TypeVar("S")
+
+
+@frozen
+class ObjectRef:
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    uid: str
+
+    @classmethod
+    def to(cls, api_version: str, kind: str, meta: ObjectMeta) -> ObjectRef:
+        return cls(api_version, kind, meta.namespace, meta.name, meta.uid)
+
+
+@frozen
+class Action:
+    """Base of every action; an adapter dispatches on the concrete class."""
+
+    target: ObjectRef
+
+
+@frozen
+class PatchStatus(Action, Generic[S]):
+    """Write ``status`` through the status subresource, if still at ``resource_version``."""
+
+    resource_version: str
+    status: S
+
+
+@frozen
+class AddFinalizer(Action):
+    finalizer: str
+
+
+@frozen
+class RemoveFinalizer(Action):
+    finalizer: str
+
+
+@frozen
+class DeleteObject(Action):
+    """Request deletion (finalizers keep the object until they are removed)."""
+
+
+@frozen
+class DeleteWorkspaceDirectory(Action):
+    """runtimed on pod ``target`` deletes the directory ``path`` on its own volume."""
+
+    path: str
+
+
+class EventType(StrEnum):
+    NORMAL = "Normal"
+    WARNING = "Warning"
+
+
+@frozen
+class Event:
+    """A Kubernetes Event about the decided object; emitted on transitions only."""
+
+    type: EventType
+    reason: str
+    message: str

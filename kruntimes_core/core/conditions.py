@@ -1,0 +1,79 @@
+"""Status conditions with Kubernetes ``meta.SetStatusCondition`` semantics.
+
+``lastTransitionTime`` moves only when a condition's status flips; reason,
+message and observedGeneration follow the latest decision. A condition that
+is new is appended, so foreign conditions keep their place and order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from enum import StrEnum
+
+from attrs import evolve, frozen
+
+from kruntimes_core.core.timeutil import to_k8s_time
+
+
+class ConditionStatus(StrEnum):
+    TRUE = "True"
+    FALSE = "False"
+    UNKNOWN = "Unknown"
+
+
+@frozen
+class Condition:
+    type: str
+    status: ConditionStatus
+    reason: str
+    last_transition_time: datetime
+    message: str = ""
+    observed_generation: int = 0
+
+
+def find_condition(conditions: Sequence[Condition], type_: str) -> Condition | None:
+    return next((c for c in conditions if c.type == type_), None)
+
+
+def is_condition_true(conditions: Sequence[Condition], type_: str) -> bool:
+    found = find_condition(conditions, type_)
+    return found is not None and found.status is ConditionStatus.TRUE
+
+
+def set_condition(
+    conditions: tuple[Condition, ...],
+    type_: str,
+    status: ConditionStatus,
+    reason: str,
+    message: str,
+    *,
+    now: datetime,
+    observed_generation: int = 0,
+) -> tuple[Condition, ...]:
+    """Return ``conditions`` with ``type_`` set; the same tuple when nothing changed."""
+    for index, current in enumerate(conditions):
+        if current.type != type_:
+            continue
+        updated = evolve(
+            current,
+            status=status,
+            reason=reason,
+            message=message,
+            observed_generation=observed_generation,
+            last_transition_time=(
+                current.last_transition_time if current.status is status else to_k8s_time(now)
+            ),
+        )
+        if updated == current:
+            return conditions
+        return (*conditions[:index], updated, *conditions[index + 1 :])
+    created = Condition(
+        type=type_,
+        status=status,
+        reason=reason,
+        message=message,
+        last_transition_time=to_k8s_time(now),
+        observed_generation=observed_generation,
+    )
+    return (*conditions, created)

@@ -1,0 +1,1 @@
+"""PersistentWorkspace lifecycle: binding, usage, cleanup (spec workspaces.md 2-3)."""
