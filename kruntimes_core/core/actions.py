@@ -14,7 +14,7 @@ from attrs import frozen
 
 from kruntimes_core.core.meta import ObjectMeta
 
-S = TypeVar("S")
+S_co = TypeVar("S_co", covariant=True)
 
 
 @frozen
@@ -38,11 +38,11 @@ class Action:
 
 
 @frozen
-class PatchStatus(Action, Generic[S]):
+class PatchStatus(Action, Generic[S_co]):
     """Write ``status`` through the status subresource, if still at ``resource_version``."""
 
     resource_version: str
-    status: S
+    status: S_co
 
 
 @frozen

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from kruntimes_core.core.timeutil import to_k8s_time
 
@@ -51,29 +51,24 @@ def set_condition(
     now: datetime,
     observed_generation: int = 0,
 ) -> tuple[Condition, ...]:
-    """Return ``conditions`` with ``type_`` set; the same tuple when nothing changed."""
+    """Return ``conditions`` with ``type_`` set; the same tuple when nothing changed.
+
+    A new or flipped condition gets ``now`` (truncated to whole seconds, as
+    the API server stores it) as its lastTransitionTime.
+    """
+    reason = str(reason)  # plain text, so a status read back from JSON compares equal
     for index, current in enumerate(conditions):
         if current.type != type_:
             continue
-        updated = evolve(
-            current,
-            status=status,
-            reason=reason,
-            message=message,
-            observed_generation=observed_generation,
-            last_transition_time=(
-                current.last_transition_time if current.status is status else to_k8s_time(now)
-            ),
-        )
-        if updated == current:
+        if (
+            current.status is status
+            and current.reason == reason
+            and current.message == message
+            and current.observed_generation == observed_generation
+        ):
             return conditions
+        moved = current.last_transition_time if current.status is status else to_k8s_time(now)
+        updated = Condition(type_, status, reason, moved, message, observed_generation)
         return (*conditions[:index], updated, *conditions[index + 1 :])
-    created = Condition(
-        type=type_,
-        status=status,
-        reason=reason,
-        message=message,
-        last_transition_time=to_k8s_time(now),
-        observed_generation=observed_generation,
-    )
+    created = Condition(type_, status, reason, to_k8s_time(now), message, observed_generation)
     return (*conditions, created)

@@ -9,11 +9,11 @@ from attrs import frozen
 
 from kruntimes_core.core.actions import Action, Event
 
-S = TypeVar("S")
+S_co = TypeVar("S_co", covariant=True)
 
 
 @frozen
-class Decision(Generic[S]):
+class Decision(Generic[S_co]):
     """Desired status, the actions to reach it, and when to look again.
 
     ``status`` is the status the object should have (None when the decider
@@ -22,7 +22,7 @@ class Decision(Generic[S]):
     time-driven change; ``message`` says why the decision waits, if it does.
     """
 
-    status: S | None = None
+    status: S_co | None = None
     actions: tuple[Action, ...] = ()
     requeue_after: timedelta | None = None
     events: tuple[Event, ...] = ()

@@ -22,6 +22,8 @@ def utc(moment: datetime) -> datetime:
 
 def to_k8s_time(moment: datetime) -> datetime:
     """Truncate to whole seconds in UTC, as the API server would store it."""
+    if moment.tzinfo is UTC and not moment.microsecond:
+        return moment  # already there; the common case inside a batch
     return utc(moment).replace(microsecond=0)
 
 

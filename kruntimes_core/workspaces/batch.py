@@ -71,18 +71,16 @@ def decide_cluster(snapshot: ClusterSnapshot, now: datetime) -> tuple[WorkspaceD
             runs_by_workspace[(run.metadata.namespace, run.workspace_name)].append(run)
         placed = (run.metadata.namespace, run.status.assigned_pod, run.status.assigned_pod_uid)
         runs_by_pod[placed].append(run)
-    workspaces_by_runtime: dict[_Key, list[PersistentWorkspace]] = defaultdict(list)
-    for ws in _sorted(snapshot.workspaces):
-        workspaces_by_runtime[(ws.metadata.namespace, ws.spec.runtime)].append(ws)
 
+    indexes: dict[_Key, RuntimePods] = {}
     results: list[WorkspaceDecisions] = []
-    for runtime_key, workspaces in workspaces_by_runtime.items():
-        pods = RuntimePods.index(runtimes.get(runtime_key), pods_by_runtime[runtime_key])
-        decisions = decide_for_runtime(pods, workspaces, runs_by_workspace, now)
-        for ws, decision in zip(workspaces, decisions, strict=True):
-            local = _local_cleanup(ws, pods, runs_by_pod)
-            results.append(WorkspaceDecisions(ws, decision, local))
-    results.sort(key=lambda item: item.workspace.metadata.key)
+    for ws in _sorted(snapshot.workspaces):
+        key = (ws.metadata.namespace, ws.spec.runtime)
+        pods = indexes.get(key)
+        if pods is None:
+            pods = indexes[key] = RuntimePods.index(runtimes.get(key), pods_by_runtime[key])
+        decision = decide_workspace(ws, pods, runs_by_workspace.get(ws.metadata.key, ()), now)
+        results.append(WorkspaceDecisions(ws, decision, _local_cleanup(ws, pods, runs_by_pod)))
     return tuple(results)
 
 

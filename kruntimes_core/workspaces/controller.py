@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from attrs import evolve, frozen
-
 from kruntimes_core.core.actions import (
     Action,
     AddFinalizer,
@@ -61,34 +59,68 @@ TRUE = ConditionStatus.TRUE
 FALSE = ConditionStatus.FALSE
 
 
-@frozen
 class _Draft:
-    """The decision under construction; every step returns a new draft."""
+    """The decision under construction: private, local, discarded after the call.
 
-    workspace: PersistentWorkspace
-    status: WorkspaceStatus
-    now: datetime
-    events: tuple[Event, ...] = ()
-    requeue_after: timedelta | None = None
+    Mutable on purpose: one decision touches the status a handful of times,
+    and rebuilding a frozen status at each step dominated the cost at scale.
+    """
 
-    def condition(self, type_: str, status: ConditionStatus, reason: str, message: str) -> _Draft:
-        conditions = set_condition(
-            self.status.conditions,
+    __slots__ = (
+        "bound_pod",
+        "bound_pod_uid",
+        "conditions",
+        "events",
+        "last_used_time",
+        "now",
+        "path",
+        "phase",
+        "requeue_after",
+        "runtime",
+        "workspace",
+    )
+
+    def __init__(self, workspace: PersistentWorkspace, now: datetime) -> None:
+        status = workspace.status
+        self.workspace = workspace
+        self.now = now
+        self.phase = status.phase or WorkspacePhase.PENDING
+        self.runtime = status.runtime
+        self.bound_pod = status.bound_pod
+        self.bound_pod_uid = status.bound_pod_uid
+        self.path = status.path
+        self.last_used_time = status.last_used_time
+        self.conditions = status.conditions
+        self.events: tuple[Event, ...] = ()
+        self.requeue_after: timedelta | None = None
+
+    def condition(self, type_: str, status: ConditionStatus, reason: str, message: str) -> None:
+        self.conditions = set_condition(
+            self.conditions,
             type_,
             status,
-            str(reason),  # plain text, so a status read back from JSON compares equal
+            reason,
             message,
             now=self.now,
             observed_generation=self.workspace.metadata.generation,
         )
-        return evolve(self, status=evolve(self.status, conditions=conditions))
 
-    def event(self, type_: EventType, reason: str, message: str) -> _Draft:
-        return evolve(self, events=(*self.events, Event(type_, reason, message)))
+    def event(self, type_: EventType, reason: str, message: str) -> None:
+        self.events = (*self.events, Event(type_, reason, message))
 
-    @property
-    def phase(self) -> WorkspacePhase:
-        return self.status.phase or WorkspacePhase.PENDING
+    def status(self) -> WorkspaceStatus:
+        """The desired status; the observed object itself when nothing changed."""
+        observed = self.workspace.status
+        desired = WorkspaceStatus(
+            phase=self.phase,
+            runtime=self.runtime,
+            bound_pod=self.bound_pod,
+            bound_pod_uid=self.bound_pod_uid,
+            path=self.path,
+            last_used_time=self.last_used_time,
+            conditions=self.conditions,
+        )
+        return observed if desired == observed else desired
 
 
 def decide_workspace(
@@ -104,135 +136,127 @@ def decide_workspace(
     ``spec.workspace.name`` is the workspace (others are ignored). Never
     raises for a state of the world.
     """
+    meta = workspace.metadata
     active = any(
-        run.active
-        and run.workspace_name == workspace.metadata.name
-        and run.metadata.namespace == workspace.metadata.namespace
+        run.active and run.workspace_name == meta.name and run.metadata.namespace == meta.namespace
         for run in runs
     )
-    draft = _Draft(workspace, workspace.status, now)
-    draft = draft.condition(ACCEPTED, TRUE, "Accepted", "spec is valid")
-    draft = _bind_or_check(draft, pods)
-    if draft.phase is WorkspacePhase.BOUND and not workspace.metadata.deleting:
-        draft = _track_usage(draft, active=active)
-    if draft.phase is WorkspacePhase.BOUND and workspace.metadata.deleting:
-        draft = _release(draft, "DeletionRequested", "deletion was requested")
+    draft = _Draft(workspace, now)
+    draft.condition(ACCEPTED, TRUE, "Accepted", "spec is valid")
+    _bind_or_check(draft, pods)
+    if draft.phase is WorkspacePhase.BOUND and not meta.deleting:
+        _track_usage(draft, active=active)
+    if draft.phase is WorkspacePhase.BOUND and meta.deleting:
+        _release(draft, "DeletionRequested", "deletion was requested")
     return _finish(draft, pods)
 
 
-def _bind_or_check(draft: _Draft, pods: RuntimePods) -> _Draft:
+def _bind_or_check(draft: _Draft, pods: RuntimePods) -> None:
     if draft.phase is WorkspacePhase.PENDING:
-        return _bind(draft, pods)
-    reason = loss_reason(draft.status, pods)
+        _bind(draft, pods)
+        return
+    reason = loss_reason(draft.workspace.status, pods)
     if reason is not None:
-        return _lose(draft, reason, pods)
-    if draft.phase is WorkspacePhase.LOST:
-        return _runtime_readiness(draft, pods)
-    pod = pods.by_name[draft.status.bound_pod]
-    if pod.ready:
-        return draft.condition(RUNTIME_READY, TRUE, "BoundPodReady", "bound pod is ready")
-    return draft.condition(
-        RUNTIME_READY,
-        FALSE,
-        "BoundPodNotReady",
-        f"bound pod {pod.metadata.name!r} is not ready; Runs using the workspace wait",
-    )
-
-
-def _runtime_readiness(draft: _Draft, pods: RuntimePods) -> _Draft:
-    runtime = draft.workspace.spec.runtime
-    if pods.runtime is None:
-        return draft.condition(
-            RUNTIME_READY, FALSE, "RuntimeNotFound", f"runtime {runtime!r} not found"
-        )
-    if not pods.ready:
-        return draft.condition(
+        _lose(draft, reason, pods)
+    elif draft.phase is WorkspacePhase.LOST:
+        _runtime_readiness(draft, pods)
+    elif pods.by_name[draft.bound_pod].ready:
+        draft.condition(RUNTIME_READY, TRUE, "BoundPodReady", "bound pod is ready")
+    else:
+        draft.condition(
             RUNTIME_READY,
             FALSE,
-            "NoReadyRuntimePods",
-            f"runtime {runtime!r} has no ready pods",
+            "BoundPodNotReady",
+            f"bound pod {draft.bound_pod!r} is not ready; Runs using the workspace wait",
         )
-    return draft.condition(
-        RUNTIME_READY, TRUE, "ReadyRuntimePods", f"runtime {runtime!r} has ready pods"
-    )
 
 
-def _bind(draft: _Draft, pods: RuntimePods) -> _Draft:
-    draft = evolve(draft, status=evolve(draft.status, phase=WorkspacePhase.PENDING))
-    draft = _runtime_readiness(draft, pods)
-    meta = draft.workspace.metadata
+def _runtime_readiness(draft: _Draft, pods: RuntimePods) -> None:
     runtime = draft.workspace.spec.runtime
     if pods.runtime is None:
-        return draft.condition(
+        draft.condition(RUNTIME_READY, FALSE, "RuntimeNotFound", f"runtime {runtime!r} not found")
+    elif not pods.ready:
+        draft.condition(
+            RUNTIME_READY, FALSE, "NoReadyRuntimePods", f"runtime {runtime!r} has no ready pods"
+        )
+    else:
+        draft.condition(
+            RUNTIME_READY, TRUE, "ReadyRuntimePods", f"runtime {runtime!r} has ready pods"
+        )
+
+
+def _bind(draft: _Draft, pods: RuntimePods) -> None:
+    meta = draft.workspace.metadata
+    runtime = draft.workspace.spec.runtime
+    pod = select_pod(meta, pods.ready)
+    if pods.runtime is None:
+        _runtime_readiness(draft, pods)
+        draft.condition(
             BOUND, FALSE, BoundReason.RUNTIME_NOT_FOUND, f"runtime {runtime!r} not found"
         )
-    if meta.deleting:
-        return draft.condition(
+    elif meta.deleting:
+        _runtime_readiness(draft, pods)
+        draft.condition(
             BOUND,
             FALSE,
             BoundReason.DELETED_BEFORE_BINDING,
             "the workspace is being deleted and will not be bound",
         )
-    pod = select_pod(meta, pods.ready)
-    if pod is None:
-        return draft.condition(
+    elif pod is None:
+        _runtime_readiness(draft, pods)
+        draft.condition(
             BOUND,
             FALSE,
             BoundReason.NO_READY_RUNTIME_PODS,
             f"waiting for a ready pod of runtime {runtime!r}",
         )
-    bound = evolve(
-        draft.status,
-        phase=WorkspacePhase.BOUND,
-        runtime=runtime,
-        bound_pod=pod.metadata.name,
-        bound_pod_uid=pod.metadata.uid,
-        path=workspace_path(meta.name),
+    else:
+        message = f"bound to pod {pod.metadata.name!r} (uid {pod.metadata.uid})"
+        draft.phase = WorkspacePhase.BOUND
+        draft.runtime = runtime
+        draft.bound_pod = pod.metadata.name
+        draft.bound_pod_uid = pod.metadata.uid
+        draft.path = workspace_path(meta.name)
+        draft.condition(RUNTIME_READY, TRUE, "BoundPodReady", "bound pod is ready")
+        draft.condition(BOUND, TRUE, BoundReason.BOUND, message)
+        draft.event(EventType.NORMAL, "Bound", message)
+
+
+def _lose(draft: _Draft, reason: BoundReason, pods: RuntimePods) -> None:
+    message = loss_message(reason, draft.workspace.status)
+    if draft.phase is not WorkspacePhase.LOST:
+        draft.event(EventType.WARNING, "WorkspaceLost", message)
+    draft.phase = WorkspacePhase.LOST
+    _runtime_readiness(draft, pods)
+    draft.condition(BOUND, FALSE, reason, message)
+
+
+def _track_usage(draft: _Draft, *, active: bool) -> None:
+    observed = draft.workspace.status
+    draft.last_used_time = usage.last_used_time(observed, active=active, now=draft.now)
+    if active:
+        draft.condition(usage.IN_USE, TRUE, usage.ACTIVE_RUNS, usage.ACTIVE_MESSAGE)
+    else:
+        draft.condition(usage.IN_USE, FALSE, usage.UNUSED, usage.UNUSED_MESSAGE)
+    verdict = usage.ttl_verdict(
+        draft.workspace.spec, draft.last_used_time, active=active, now=draft.now
     )
-    message = f"bound to pod {pod.metadata.name!r} (uid {pod.metadata.uid})"
-    draft = evolve(draft, status=bound)
-    draft = draft.condition(RUNTIME_READY, TRUE, "BoundPodReady", "bound pod is ready")
-    draft = draft.condition(BOUND, TRUE, BoundReason.BOUND, message)
-    return draft.event(EventType.NORMAL, "Bound", message)
-
-
-def _lose(draft: _Draft, reason: BoundReason, pods: RuntimePods) -> _Draft:
-    was = draft.phase
-    message = loss_message(reason, draft.status)
-    draft = evolve(draft, status=evolve(draft.status, phase=WorkspacePhase.LOST))
-    draft = _runtime_readiness(draft, pods)
-    draft = draft.condition(BOUND, FALSE, reason, message)
-    if was is WorkspacePhase.LOST:
-        return draft
-    return draft.event(EventType.WARNING, "WorkspaceLost", message)
-
-
-def _track_usage(draft: _Draft, *, active: bool) -> _Draft:
-    draft = evolve(
-        draft,
-        status=usage.track(
-            draft.status,
-            active=active,
-            now=draft.now,
-            generation=draft.workspace.metadata.generation,
-        ),
-    )
-    verdict = usage.ttl_verdict(draft.workspace.spec, draft.status, active=active, now=draft.now)
     if verdict.expired:
-        return _release(draft, "TTLExpired", verdict.message)
-    return evolve(draft, requeue_after=verdict.remaining)
+        _release(draft, "TTLExpired", verdict.message)
+    else:
+        draft.requeue_after = verdict.remaining
 
 
-def _release(draft: _Draft, reason: str, message: str) -> _Draft:
-    draft = evolve(draft, status=evolve(draft.status, phase=WorkspacePhase.RELEASED))
-    return draft.event(EventType.NORMAL, "Released", f"{message}; cleanup started ({reason})")
+def _release(draft: _Draft, reason: str, message: str) -> None:
+    draft.phase = WorkspacePhase.RELEASED
+    draft.event(EventType.NORMAL, "Released", f"{message}; cleanup started ({reason})")
 
 
 def _finish(draft: _Draft, pods: RuntimePods) -> Decision[WorkspaceStatus]:
     workspace = draft.workspace
     meta = workspace.metadata
     target = ObjectRef.to(workspace.API_VERSION, workspace.KIND, meta)
-    status = draft.status
+    status = draft.status()
     bytes_may_remain = pods.live(status.bound_pod, status.bound_pod_uid) is not None
     has_finalizer = meta.has_finalizer(FINALIZER)
     events = draft.events

@@ -18,6 +18,12 @@ from kruntimes_core.resources.run import Run
 from kruntimes_core.resources.workspace import FINALIZER, PersistentWorkspace, workspace_path
 
 
+# The answers that carry nothing but a reason are shared values.
+_NOT_OURS: Decision[None] = Decision(message="workspace is not bound to this pod")
+_NOT_DELETING: Decision[None] = Decision(message="workspace is not being deleted")
+_DONE: Decision[None] = Decision(message="cleanup finalizer already removed")
+
+
 def decide_local_cleanup(
     pod: Pod, workspace: PersistentWorkspace, local_runs: Sequence[Run]
 ) -> Decision[None]:
@@ -30,11 +36,11 @@ def decide_local_cleanup(
     meta = workspace.metadata
     own = pod.metadata
     if not own.uid or status.bound_pod != own.name or status.bound_pod_uid != own.uid:
-        return Decision(message="workspace is not bound to this pod")
+        return _NOT_OURS
     if not meta.deleting:
-        return Decision(message="workspace is not being deleted")
+        return _NOT_DELETING
     if not meta.has_finalizer(FINALIZER):
-        return Decision(message="cleanup finalizer already removed")
+        return _DONE
     blocking = sorted(
         run.metadata.name
         for run in local_runs

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from attrs import evolve, frozen
+from attrs import frozen
 
-from kruntimes_core.core.conditions import ConditionStatus, find_condition, set_condition
+from kruntimes_core.core.conditions import ConditionStatus, find_condition
 from kruntimes_core.core.timeutil import to_k8s_time
 from kruntimes_core.resources.workspace import CleanupPolicy, WorkspaceSpec, WorkspaceStatus
 
 IN_USE = "InUse"
 ACTIVE_RUNS = "ActiveRuns"
 UNUSED = "Unused"
+ACTIVE_MESSAGE = "non-terminal Runs reference the workspace"
+UNUSED_MESSAGE = "no non-terminal Run references the workspace"
 
 
 def idle_seen(status: WorkspaceStatus) -> bool:
@@ -34,32 +36,11 @@ def idle_seen(status: WorkspaceStatus) -> bool:
     )
 
 
-def track(
-    status: WorkspaceStatus, *, active: bool, now: datetime, generation: int
-) -> WorkspaceStatus:
-    """The status with ``InUse`` and ``lastUsedTime`` brought up to date."""
-    if active:
-        conditions = set_condition(
-            status.conditions,
-            IN_USE,
-            ConditionStatus.TRUE,
-            ACTIVE_RUNS,
-            "non-terminal Runs reference the workspace",
-            now=now,
-            observed_generation=generation,
-        )
-        return evolve(status, conditions=conditions)
-    last_used = status.last_used_time if idle_seen(status) else to_k8s_time(now)
-    conditions = set_condition(
-        status.conditions,
-        IN_USE,
-        ConditionStatus.FALSE,
-        UNUSED,
-        "no non-terminal Run references the workspace",
-        now=now,
-        observed_generation=generation,
-    )
-    return evolve(status, conditions=conditions, last_used_time=last_used)
+def last_used_time(status: WorkspaceStatus, *, active: bool, now: datetime) -> datetime | None:
+    """``lastUsedTime`` after this observation: written once per idle period."""
+    if active or idle_seen(status):
+        return status.last_used_time
+    return to_k8s_time(now)
 
 
 @frozen
@@ -72,20 +53,20 @@ class TTLVerdict:
 _NEVER = TTLVerdict(expired=False, remaining=None, message="")
 
 
-def deadline(spec: WorkspaceSpec, status: WorkspaceStatus) -> datetime | None:
+def deadline(spec: WorkspaceSpec, last_used: datetime | None) -> datetime | None:
     """When automatic cleanup may start; None when it never starts automatically."""
     if spec.cleanup_policy is not CleanupPolicy.DELETE_AFTER_TTL:
         return None
-    if spec.ttl_seconds_after_unused is None or status.last_used_time is None:
+    if spec.ttl_seconds_after_unused is None or last_used is None:
         return None
-    return status.last_used_time + timedelta(seconds=spec.ttl_seconds_after_unused)
+    return last_used + timedelta(seconds=spec.ttl_seconds_after_unused)
 
 
 def ttl_verdict(
-    spec: WorkspaceSpec, status: WorkspaceStatus, *, active: bool, now: datetime
+    spec: WorkspaceSpec, last_used: datetime | None, *, active: bool, now: datetime
 ) -> TTLVerdict:
     """Whether the unused TTL has run out, and if not, how long remains."""
-    due = deadline(spec, status)
+    due = deadline(spec, last_used)
     if active or due is None:
         return _NEVER
     if now >= due:
@@ -93,6 +74,6 @@ def ttl_verdict(
             expired=True,
             remaining=None,
             message=f"unused for {spec.ttl_seconds_after_unused}s since "
-            f"{status.last_used_time:%Y-%m-%dT%H:%M:%SZ}",
+            f"{last_used:%Y-%m-%dT%H:%M:%SZ}",
         )
     return TTLVerdict(expired=False, remaining=due - now, message="")

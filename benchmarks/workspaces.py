@@ -1,0 +1,139 @@
+"""Batch binding + usage decisions (spec workspaces.md 2-3) at scale.
+
+Reports decisions per second at 10x and 1x sizes, the growth ratio
+time(10x) / time(1x) (linear scaling gives ~10), and the ratio to a baseline
+measured in the same run on the same input: the bare selection rule alone
+(FNV-1a of every uid, modulo the pod count), the least work any binding
+implementation must do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+
+from kruntimes_core.core.conditions import Condition, ConditionStatus
+from kruntimes_core.core.hashing import fnv1a_32
+from kruntimes_core.core.meta import ObjectMeta
+from kruntimes_core.resources.cluster import ClusterSnapshot
+from kruntimes_core.resources.pod import Pod, PodCondition, PodStatus
+from kruntimes_core.resources.run import Run, RunPhase, RunSpec, RunStatus, WorkspaceRef
+from kruntimes_core.resources.runtime import Runtime
+from kruntimes_core.resources.workspace import (
+    FINALIZER,
+    PersistentWorkspace,
+    WorkspacePhase,
+    WorkspaceSpec,
+    WorkspaceStatus,
+)
+from kruntimes_core.workspaces.batch import decide_cluster
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+NAMESPACE = "bench"
+
+
+def build(workspaces: int, pods: int) -> ClusterSnapshot:
+    """Half the workspaces new (to bind), half Bound; a Run for each Bound one."""
+    ready = PodStatus(
+        phase="Running",
+        conditions=(
+            PodCondition("Ready", ConditionStatus.TRUE),
+            PodCondition("kruntimes.io/RuntimedReady", ConditionStatus.TRUE),
+        ),
+    )
+    pod_list = tuple(
+        Pod(ObjectMeta(f"rt-{i:05d}", NAMESPACE, f"pod-uid-{i}", {"runtime": "bash"}), ready)
+        for i in range(pods)
+    )
+    since = NOW - timedelta(minutes=30)
+    ws_list: list[PersistentWorkspace] = []
+    runs: list[Run] = []
+    for i in range(workspaces):
+        name = f"ws-{i:07d}"
+        spec = WorkspaceSpec(runtime="bash", ttl_seconds_after_unused=3600)
+        if i % 2 == 0:
+            meta = ObjectMeta(name, NAMESPACE, f"ws-uid-{i}")
+            ws_list.append(PersistentWorkspace(meta, spec))
+            continue
+        pod = pod_list[i % pods]
+        status = WorkspaceStatus(
+            phase=WorkspacePhase.BOUND,
+            runtime="bash",
+            bound_pod=pod.metadata.name,
+            bound_pod_uid=pod.metadata.uid,
+            path=f"/workspace/persistent/{name}",
+            last_used_time=since,
+            conditions=_steady_conditions(pod, since, active=i % 4 == 1),
+        )
+        meta = ObjectMeta(name, NAMESPACE, f"ws-uid-{i}", finalizers=(FINALIZER,))
+        ws_list.append(PersistentWorkspace(meta, spec, status))
+        phase = RunPhase.RUNNING if i % 4 == 1 else RunPhase.SUCCEEDED
+        runs.append(
+            Run(
+                ObjectMeta(f"run-{i:07d}", NAMESPACE, f"run-uid-{i}"),
+                RunSpec("bash", WorkspaceRef(name)),
+                RunStatus(phase, pod.metadata.name, pod.metadata.uid),
+            )
+        )
+    runtime = Runtime(ObjectMeta("bash", NAMESPACE, "runtime-uid"))
+    return ClusterSnapshot((runtime,), pod_list, tuple(ws_list), tuple(runs))
+
+
+def _steady_conditions(pod: Pod, since: datetime, *, active: bool) -> tuple[Condition, ...]:
+    """The conditions the controller itself wrote: a reconcile changes nothing."""
+    true, false = ConditionStatus.TRUE, ConditionStatus.FALSE
+    bound = f"bound to pod {pod.metadata.name!r} (uid {pod.metadata.uid})"
+    in_use = (
+        Condition("InUse", true, "ActiveRuns", since, "non-terminal Runs reference the workspace")
+        if active
+        else Condition(
+            "InUse", false, "Unused", since, "no non-terminal Run references the workspace"
+        )
+    )
+    return (
+        Condition("Accepted", true, "Accepted", since, "spec is valid"),
+        Condition("RuntimeReady", true, "BoundPodReady", since, "bound pod is ready"),
+        Condition("Bound", true, "Bound", since, bound),
+        in_use,
+    )
+
+
+def bare_selection(snapshot: ClusterSnapshot) -> int:
+    ready = sorted(pod.metadata.name for pod in snapshot.pods)
+    count = len(ready)
+    return sum(fnv1a_32(ws.metadata.uid) % count for ws in snapshot.workspaces)
+
+
+def best_of(repeats: int, work: Callable[[], object]) -> float:
+    timings = []
+    for _ in range(repeats):
+        gc.collect()  # start each run from a clean heap; the collector stays on
+        start = time.perf_counter()
+        work()
+        timings.append(time.perf_counter() - start)
+    return min(timings)
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--workspaces", type=int, default=100_000)
+    parser.add_argument("--pods", type=int, default=1_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    big, small = args.workspaces, args.workspaces // 10
+    results = {}
+    for size in (small, big):
+        snapshot = build(size, args.pods)
+        decided = best_of(args.repeats, lambda s=snapshot: decide_cluster(s, NOW))
+        baseline = best_of(args.repeats, lambda s=snapshot: bare_selection(s))
+        results[size] = decided
+        print(
+            f"workspaces={size:>7} pods={args.pods}: {decided:.3f}s "
+            f"({size / decided:,.0f} decisions/s); bare selection {baseline:.3f}s; "
+            f"ratio to baseline {decided / baseline:.1f}x"
+        )
+    print(f"growth time({big})/time({small}) = {results[big] / results[small]:.2f} (linear: 10)")
+    return 0
