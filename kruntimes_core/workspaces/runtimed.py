@@ -17,7 +17,6 @@ from kruntimes_core.resources.pod import Pod
 from kruntimes_core.resources.run import Run
 from kruntimes_core.resources.workspace import FINALIZER, PersistentWorkspace, workspace_path
 
-
 # The answers that carry nothing but a reason are shared values.
 _NOT_OURS: Decision[None] = Decision(message="workspace is not bound to this pod")
 _NOT_DELETING: Decision[None] = Decision(message="workspace is not being deleted")
