@@ -3,6 +3,12 @@
 Every action names its target by kind, namespace, name and uid; adapters use
 the uid (and, for status, the resourceVersion) as a precondition so an action
 computed from a stale snapshot fails instead of hitting a newer object.
+
+A decision's actions are applied in order. ``resource_version`` is the
+version the decision observed; an applier carries it forward through the
+decision's own writes to the same object (each write returns the next
+version), so adding a finalizer and then patching status in one decision
+is not a conflict, while a change made by anyone else in between is.
 """
 
 from __future__ import annotations
