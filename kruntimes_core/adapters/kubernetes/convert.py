@@ -120,8 +120,15 @@ def from_json(cls: type[T], value: JSONValue, *, location: str = "") -> T:
 
 
 def to_json(value: object) -> JSONValue:
-    """Unstructure any of our objects to Kubernetes JSON (defaults omitted)."""
+    """Unstructure any of our objects to Kubernetes JSON (defaults omitted).
+
+    Top-level kinds (Pod, Runtime, ...) get their ``apiVersion`` and ``kind``.
+    """
     result: JSONValue = default_converter().unstructure(value)
+    api_version = getattr(type(value), "API_VERSION", None)
+    kind = getattr(type(value), "KIND", None)
+    if isinstance(result, dict) and isinstance(api_version, str) and isinstance(kind, str):
+        return {"apiVersion": api_version, "kind": kind, **result}
     return result
 
 
