@@ -66,12 +66,17 @@ def require(problem: str | None, field: str) -> None:
         raise ValidationError(problem, (field,))
 
 
+_CHILD_NAME_MIN = 16  # room for a head, "-" and the 8-digit hash suffix
+
+
 def child_name(*parts: str, limit: int = DNS1123_SUBDOMAIN_MAX) -> str:
     """Join ``parts`` with '-'; when too long, truncate and add a stable hash.
 
     The suffix is the first 8 hex digits of SHA-256 over the full joined name,
     so two long names that share a prefix still differ.
     """
+    if limit < _CHILD_NAME_MIN:
+        raise ValidationError(f"name limit must be >= {_CHILD_NAME_MIN}, got {limit}")
     joined = "-".join(parts)
     if len(joined) <= limit:
         return joined

@@ -8,11 +8,12 @@ observed and the desired object. Phases only move along this table:
 
     Pending  -> Pending | Bound
     Bound    -> Bound | Lost | Released
-    Released -> Released | Lost
+    Released -> Released | Lost (only once the deletion it requested is under way)
     Lost     -> Lost
 
-The finalizer guards bytes: it is added with the binding and removed by the
-controller only when no bytes can remain (the bound pod is gone, or the
+The finalizer guards bytes: it is added with the binding (and kept on a
+Bound or Released workspace) and removed by the controller only when no
+bytes can remain (the bound pod is gone, or the
 workspace was never bound and is being deleted). While the bound pod lives,
 only its runtimed removes it (runtimed.py).
 """
@@ -156,7 +157,12 @@ def _bind_or_check(draft: _Draft, pods: RuntimePods) -> None:
         _bind(draft, pods)
         return
     reason = loss_reason(draft.workspace.status, pods)
-    if reason is not None:
+    releasing = draft.phase is WorkspacePhase.RELEASED and not draft.workspace.metadata.deleting
+    if reason is not None and releasing:
+        # Stay Released until the delete request lands: Lost would forget it.
+        _runtime_readiness(draft, pods)
+        draft.condition(BOUND, FALSE, reason, loss_message(reason, draft.workspace.status))
+    elif reason is not None:
         _lose(draft, reason, pods)
     elif draft.phase is WorkspacePhase.LOST:
         _runtime_readiness(draft, pods)
@@ -261,7 +267,8 @@ def _finish(draft: _Draft, pods: RuntimePods) -> Decision[WorkspaceStatus]:
     has_finalizer = meta.has_finalizer(FINALIZER)
     events = draft.events
     actions: list[Action] = []
-    if bytes_may_remain and not has_finalizer and not meta.deleting:
+    holds_bytes = status.phase in (WorkspacePhase.BOUND, WorkspacePhase.RELEASED)
+    if bytes_may_remain and holds_bytes and not has_finalizer and not meta.deleting:
         actions.append(AddFinalizer(target, FINALIZER))
     if status != workspace.status:
         actions.append(PatchStatus(target, meta.resource_version, status))

@@ -215,18 +215,24 @@ def apply(
 
     Returns the object afterwards, or None once it is gone (deleted with no
     finalizer left). Every write moves ``metadata.resourceVersion`` on. With
-    ``check_resource_version`` a PatchStatus whose resourceVersion is no
-    longer the object's raises Conflict, as the status subresource would
-    with the adapter's precondition. Actions aimed at other objects (a
+    ``check_resource_version`` a PatchStatus whose resourceVersion is not the
+    version the decision observed (carried forward through the decision's
+    own earlier writes, as core/actions.py tells appliers to) raises Conflict,
+    as the status subresource would. Actions aimed at other objects (a
     directory on a pod) are not the API server's business and are skipped.
     """
     current: PersistentWorkspace | None = ws
+    observed = ws.metadata.resource_version
     for action in decision.actions:
         if isinstance(action, DeleteWorkspaceDirectory):
             continue
         assert current is not None, f"{action} applied to an object that is already gone"
         _check_target(current, action.target)
-        current = _apply_one(current, action, check_resource_version=check_resource_version)
+        applied = action
+        if isinstance(action, PatchStatus) and action.resource_version == observed:
+            # Our own writes moved the version on; the precondition carries forward.
+            applied = evolve(action, resource_version=current.metadata.resource_version)
+        current = _apply_one(current, applied, check_resource_version=check_resource_version)
     return current
 
 
@@ -303,9 +309,13 @@ def bound_workspace(
     now: datetime = T0,
     others: Iterable[Pod] = (),
 ) -> PersistentWorkspace:
-    """A workspace the controller bound to ``on`` at ``now`` (idle, finalizer on)."""
-    ws = workspace(name, ttl=ttl, policy=policy, namespace=on.metadata.namespace)
-    ws = settle(ws, runtime_pods(on, *others), (), now)
+    """A workspace of ``on``'s Runtime, bound to it by the controller at ``now``.
+
+    Idle (no Runs), finalizer on.
+    """
+    rt = on.runtime or RUNTIME
+    ws = workspace(name, ttl=ttl, policy=policy, namespace=on.metadata.namespace, runtime=rt)
+    ws = settle(ws, runtime_pods(on, *others, name=rt), (), now)
     assert ws.status.bound_pod == on.metadata.name, "builder bound to an unexpected pod"
     assert ws.metadata.has_finalizer(FINALIZER)
     return ws

@@ -13,9 +13,9 @@ from kruntimes_core.resources.pod import Pod
 from kruntimes_core.resources.workspace import FINALIZER, PersistentWorkspace, WorkspacePhase
 from kruntimes_core.workspaces.controller import decide_workspace
 from tests.workspaces.builders import (
-    apply,
     T0,
     action_types,
+    apply,
     at,
     bound_workspace,
     condition,
@@ -293,6 +293,20 @@ def test_lost_is_final(pods: list[Pod], reason: str) -> None:
         assert ws.status.phase is WorkspacePhase.LOST
         assert (ws.status.bound_pod, ws.status.bound_pod_uid) == ("p-a", "uid-p-a")
         assert condition(ws, "Bound").status is FALSE
+
+
+def test_lost_stays_lost_when_a_stale_read_shows_the_old_pod() -> None:
+    """A lagging cache may still list the recorded pod, alive and ready."""
+    lost = settle(bound_workspace(pod("p-a")), runtime_pods(), (), at(30))
+    assert lost.status.phase is WorkspacePhase.LOST
+
+    decision = decide_workspace(lost, runtime_pods(pod("p-a"), pod("p-b")), (), at(40))
+
+    assert decision.status is not None
+    assert decision.status.phase is WorkspacePhase.LOST
+    assert (decision.status.bound_pod, decision.status.bound_pod_uid) == ("p-a", "uid-p-a")
+    assert condition(decision.status, "Bound") == condition(lost, "Bound")
+    assert condition(decision.status, "RuntimeReady").reason != "BoundPodReady"
 
 
 # --------------------------------------------------------------------------- 2.6 writes
