@@ -181,3 +181,9 @@ def test_child_name_differs_for_long_names_sharing_a_prefix() -> None:
 def test_child_name_default_limit_is_the_subdomain_limit() -> None:
     assert len(child_name("a" * 300)) == DNS1123_SUBDOMAIN_MAX
     assert child_name("a" * 253) == "a" * 253
+
+
+@pytest.mark.parametrize("limit", [0, 9, 15])
+def test_child_name_refuses_a_limit_too_small_for_the_hash_suffix(limit: int) -> None:
+    with pytest.raises(ValidationError, match="name limit must be >= 16"):
+        child_name("a" * 40, limit=limit)

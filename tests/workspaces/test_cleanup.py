@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from attrs import evolve
 
 from kruntimes_core.core.actions import (
     AddFinalizer,
@@ -271,3 +272,38 @@ def test_never_bound_workspace_without_finalizer_has_nothing_to_remove(
 
     assert action_types(decision) == [PatchStatus]
     assert patched_status(decision).bound_pod == ""
+
+
+def test_a_released_workspace_whose_pod_vanished_keeps_asking_for_deletion() -> None:
+    """Released -> Lost before the delete landed would forget the delete request."""
+    p = pod("p-a")
+    ws = bound_workspace(p, ttl=10)
+    released = patched_status(decide_workspace(ws, runtime_pods(p), (), at(10)))
+    assert released.phase is WorkspacePhase.RELEASED
+    stale = evolve(ws, status=released)  # the delete request was never applied
+
+    decision = decide_workspace(stale, runtime_pods(), (), at(20))
+
+    assert decision.status is not None
+    assert decision.status.phase is WorkspacePhase.RELEASED
+    assert condition(decision.status, "Bound").reason == "BoundPodDeleted"
+    assert action_types(decision) == [PatchStatus, DeleteObject]
+    deleting = with_deletion(stale)
+    after_delete = decide_workspace(deleting, runtime_pods(), (), at(21))
+    assert after_delete.status is not None
+    assert after_delete.status.phase is WorkspacePhase.LOST
+    assert RemoveFinalizer in action_types(after_delete)
+
+
+def test_a_lost_workspace_never_gets_its_finalizer_back_from_a_lagging_cache() -> None:
+    p = pod("p-a")
+    ws = bound_workspace(p)
+    lost = settle(ws, runtime_pods(), (), at(5))
+    assert lost.status.phase is WorkspacePhase.LOST
+    assert not lost.metadata.has_finalizer(FINALIZER)
+
+    decision = decide_workspace(lost, runtime_pods(p), (), at(6))  # old pod seen again
+
+    assert AddFinalizer not in action_types(decision)
+    assert decision.status is not None
+    assert decision.status.phase is WorkspacePhase.LOST
