@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
+from functools import lru_cache
 
 from attrs import frozen
 
@@ -30,6 +31,20 @@ class Condition:
     last_transition_time: datetime
     message: str = ""
     observed_generation: int = 0
+
+
+@lru_cache(maxsize=4096)
+def _shared(
+    type_: str,
+    status: ConditionStatus,
+    reason: str,
+    last_transition_time: datetime,
+    message: str,
+    observed_generation: int,
+) -> Condition:
+    # A batch writes the same few conditions into thousands of statuses; one
+    # shared frozen value each keeps the garbage collector's work linear.
+    return Condition(type_, status, reason, last_transition_time, message, observed_generation)
 
 
 def find_condition(conditions: Sequence[Condition], type_: str) -> Condition | None:
@@ -68,7 +83,7 @@ def set_condition(
         ):
             return conditions
         moved = current.last_transition_time if current.status is status else to_k8s_time(now)
-        updated = Condition(type_, status, reason, moved, message, observed_generation)
+        updated = _shared(type_, status, reason, moved, message, observed_generation)
         return (*conditions[:index], updated, *conditions[index + 1 :])
-    created = Condition(type_, status, reason, to_k8s_time(now), message, observed_generation)
+    created = _shared(type_, status, reason, to_k8s_time(now), message, observed_generation)
     return (*conditions, created)

@@ -9,7 +9,7 @@ Results come back sorted by namespace and name, whatever the input order.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
@@ -59,6 +59,15 @@ def decide_for_runtime(
 
 def decide_cluster(snapshot: ClusterSnapshot, now: datetime) -> tuple[WorkspaceDecisions, ...]:
     """Both halves of the protocol for every workspace, sorted by namespace/name."""
+    return tuple(iter_decisions(snapshot, now))
+
+
+def iter_decisions(snapshot: ClusterSnapshot, now: datetime) -> Iterator[WorkspaceDecisions]:
+    """``decide_cluster`` one workspace at a time, for callers that apply and move on.
+
+    Holding 100,000 decisions at once is what makes a batch costly (the
+    garbage collector re-scans them); a stream keeps memory flat.
+    """
     runtimes = {rt.metadata.key: rt for rt in _sorted(snapshot.runtimes)}
     pods_by_runtime: dict[_Key, list[Pod]] = defaultdict(list)
     for pod in snapshot.pods:
@@ -73,15 +82,13 @@ def decide_cluster(snapshot: ClusterSnapshot, now: datetime) -> tuple[WorkspaceD
         runs_by_pod[placed].append(run)
 
     indexes: dict[_Key, RuntimePods] = {}
-    results: list[WorkspaceDecisions] = []
     for ws in _sorted(snapshot.workspaces):
         key = (ws.metadata.namespace, ws.spec.runtime)
         pods = indexes.get(key)
         if pods is None:
             pods = indexes[key] = RuntimePods.index(runtimes.get(key), pods_by_runtime[key])
         decision = decide_workspace(ws, pods, runs_by_workspace.get(ws.metadata.key, ()), now)
-        results.append(WorkspaceDecisions(ws, decision, _local_cleanup(ws, pods, runs_by_pod)))
-    return tuple(results)
+        yield WorkspaceDecisions(ws, decision, _local_cleanup(ws, pods, runs_by_pod))
 
 
 def _local_cleanup(
