@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import ClassVar
 
 from attrs import field, frozen
 
+from kruntimes_core.artifacts.refs import MAX_ARTIFACT_INPUTS, ArtifactInput, ArtifactRef
+from kruntimes_core.core.errors import ValidationError
 from kruntimes_core.core.meta import ObjectMeta
 from kruntimes_core.core.names import dns1123_subdomain_problem, label_value_problem
 from kruntimes_core.core.validate import non_empty, one_of, syntax
@@ -44,10 +47,49 @@ class WorkspaceRef:
 
 
 @frozen
+class RunSource:
+    inline: str = ""
+
+
+@frozen
+class TaskMode:
+    args: tuple[str, ...] = ()
+
+
+@frozen
+class RunMode:
+    task: TaskMode | None = None
+
+
+@frozen
+class EnvVar:
+    name: str
+    value: str = ""
+
+
+def _check_inputs(_instance: object, _attribute: object, value: tuple[ArtifactInput, ...]) -> None:
+    if len(value) > MAX_ARTIFACT_INPUTS:
+        raise ValidationError(
+            f"must hold at most {MAX_ARTIFACT_INPUTS} items (got {len(value)})",
+            ("artifactInputs",),
+        )
+
+
+@frozen
+class RunResources:
+    requests: Mapping[str, int] = field(factory=dict)
+
+
+@frozen
 class RunSpec:
     runtime: str = field(validator=[non_empty, syntax(label_value_problem)])
     workspace: WorkspaceRef | None = None
     cancel_requested: bool = False
+    source: RunSource | None = None
+    mode: RunMode | None = None
+    env: tuple[EnvVar, ...] = ()
+    artifact_inputs: tuple[ArtifactInput, ...] = field(default=(), validator=_check_inputs)
+    resources: RunResources = RunResources()
 
 
 @frozen
@@ -56,6 +98,8 @@ class RunStatus:
     assigned_pod: str = ""
     assigned_pod_uid: str = field(default="", metadata=wire("assignedPodUID"))
     message: str = ""
+    outputs: Mapping[str, str] = field(factory=dict)
+    artifact_refs: tuple[ArtifactRef, ...] = ()
 
 
 @frozen

@@ -1,0 +1,1 @@
+"""Artifacts: immutable references to stored files (spec workspaces.md section 7)."""
