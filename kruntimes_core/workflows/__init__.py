@@ -1,0 +1,1 @@
+"""Workflows and WorkflowRuns (spec workflows.md)."""
