@@ -52,6 +52,22 @@ class PatchStatus(Action, Generic[S_co]):
 
 
 @frozen
+class CreateObject(Action, Generic[S_co]):
+    """Create ``object`` (``target.uid`` is empty: the API server assigns it).
+
+    An applier that meets AlreadyExists adopts the existing object when its
+    controller owner is the decider's owner, and reports a conflict otherwise.
+    """
+
+    object: S_co
+
+
+@frozen
+class RequestCancel(Action):
+    """Set ``spec.cancelRequested: true`` on a child (a Run or WorkflowRun)."""
+
+
+@frozen
 class AddFinalizer(Action):
     finalizer: str
 
