@@ -51,4 +51,7 @@ class ObjectMeta:
         return finalizer in self.finalizers
 
     def controller_owner(self) -> OwnerReference | None:
-        return next((ref for ref in self.owner_references if ref.controller), None)
+        for ref in self.owner_references:
+            if ref.controller:
+                return ref
+        return None

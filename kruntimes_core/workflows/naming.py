@@ -7,6 +7,8 @@ adopts) the children it created before, and never creates one twice.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kruntimes_core.core.hashing import sha256_hex
 from kruntimes_core.core.meta import OwnerReference
 from kruntimes_core.core.names import DNS1123_SUBDOMAIN_MAX
@@ -24,10 +26,14 @@ def _prefixed(run_name: str, suffix: str) -> str:
     return f"{prefix}-{suffix}"
 
 
+# Reconciling a run recomputes the same names every time; hashing is the
+# largest cost of deriving a finished job, so names are memoised (bounded).
+@lru_cache(maxsize=1 << 16)
 def step_run_name(run_name: str, job: str, step: str) -> str:
     return _prefixed(run_name, sha256_hex(f"{job}/{step}/", HASH_DIGITS))
 
 
+@lru_cache(maxsize=1 << 16)
 def job_workspace_name(run_name: str, job: str) -> str:
     return _prefixed(run_name, "ws-" + sha256_hex(job, HASH_DIGITS))
 

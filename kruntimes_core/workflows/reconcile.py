@@ -78,7 +78,12 @@ def decide_workflow_run(
         return _fail(wr, now, f'snapshot "{revision.metadata.name}" belongs to another object')
     spec = wr.spec if revision is None else revision.data.spec
     try:
-        graph = validate_jobs(spec.jobs)
+        # The snapshot holds a spec accepted earlier: only its graph is rebuilt.
+        graph = (
+            validate_jobs(spec.jobs)
+            if revision is None
+            else JobGraph.build({job: spec.jobs[job].needs for job in spec.jobs})
+        )
     except ValidationError as error:
         return _fail(wr, now, str(error))
     if revision is None:
@@ -162,92 +167,117 @@ class _Walk:
     def run(self) -> dict[str, JobStatus]:
         for job in self.graph.order:
             previous = self.wr.status.jobs.get(job)
-            fresh = self._job(job)
-            kept = previous is not None and previous.phase.terminal
-            self.jobs[job] = previous if kept and previous is not None else fresh
+            terminal = previous is not None and previous.phase.terminal
+            self.jobs[job] = previous if terminal and previous is not None else self._job(job)
         return {job: self.jobs[job] for job in sorted(self.jobs)}
+
+    def _status(
+        self,
+        job: str,
+        phase: JobPhase,
+        *,
+        steps: tuple[StepStatus, ...] | None = None,
+        message: str = "",
+        artifacts: Mapping[str, ArtifactRef] | None = None,
+        outputs: Mapping[str, str] | None = None,
+    ) -> JobStatus:
+        if steps is None:
+            steps = tuple(StepStatus(step.name) for step in self.specs[job].steps)
+        return JobStatus(
+            phase=phase,
+            pre=self.graph.needs(job),
+            steps=steps,
+            outputs=outputs or {},
+            artifacts=artifacts or {},
+            message=message,
+        )
 
     def _job(self, job: str) -> JobStatus:
         spec = self.specs[job]
         needs = self.graph.needs(job)
-        initial = JobStatus(
-            phase=JobPhase.WAITING if needs else JobPhase.PENDING,
-            pre=needs,
-            steps=tuple(StepStatus(step.name) for step in spec.steps),
-        )
         for need in needs:
             phase = self.jobs[need].phase
             if phase in (JobPhase.FAILED, JobPhase.SKIPPED):
-                return evolve(
-                    initial,
-                    phase=JobPhase.SKIPPED,
-                    message=f'dependency "{need}" {phase.value.lower()}',
-                )
+                message = f'dependency "{need}" {phase.value.lower()}'
+                return self._status(job, JobPhase.SKIPPED, message=message)
         if any(self.jobs[need].phase is not JobPhase.SUCCEEDED for need in needs):
-            return initial
+            return self._status(job, self._initial_phase(job))
         if spec.is_call:
-            return evolve(initial, phase=JobPhase.FAILED, message=CALLS_NOT_AVAILABLE)
-        return self._inline(job, spec, initial)
+            return self._status(job, JobPhase.FAILED, message=CALLS_NOT_AVAILABLE)
+        return self._inline(job, spec)
 
-    def _inline(self, job: str, spec: JobSpec, status: JobStatus) -> JobStatus:
-        ws_name = job_workspace_name(self.wr.metadata.name, job)
+    def _inline(self, job: str, spec: JobSpec) -> JobStatus:
+        owner = self.wr.metadata
+        ws_name = job_workspace_name(owner.name, job)
         workspace = self.workspaces.get(ws_name)
         if workspace is None:
             if not self.cancel:
                 created = job_workspace(self.wr, job, spec.runs_on, self.config)
                 self.actions.append(_create(created, ws_name))
-            return evolve(status, message="creating the job workspace")
-        if not owned_by(workspace.metadata, self.wr.metadata.uid):
-            return _failed(status, f'workspace "{ws_name}" exists and belongs to another object')
-        steps = list(status.steps)
-        artifacts = dict(status.artifacts)
-        for index, step in enumerate(spec.steps):
-            name = step_run_name(self.wr.metadata.name, job, step.name)
+            return self._status(job, self._initial_phase(job), message="creating the job workspace")
+        if not owned_by(workspace.metadata, owner.uid):
+            message = f'workspace "{ws_name}" exists and belongs to another object'
+            return self._status(job, JobPhase.FAILED, message=message)
+        steps: list[StepStatus] = []
+        artifacts: dict[str, ArtifactRef] = {}
+        for step in spec.steps:
+            name = step_run_name(owner.name, job, step.name)
             child = self.runs.get(name)
-            if child is not None and not owned_by(child.metadata, self.wr.metadata.uid):
-                return _failed(status, f'Run "{name}" exists and belongs to another object')
+            if child is not None and not owned_by(child.metadata, owner.uid):
+                message = f'Run "{name}" exists and belongs to another object'
+                return self._status(job, JobPhase.FAILED, message=message)
             if child is None:
-                return self._start_step(job, spec, index, steps, artifacts, workspace)
-            steps[index] = _step_status(step.name, child)
+                return self._start_step(job, spec, steps, artifacts, workspace)
+            steps.append(_step_status(step.name, child))
             if child.active:
                 self._cancel_if_requested(child)
-                return evolve(status, phase=JobPhase.RUNNING, steps=tuple(steps))
+                return self._status(job, JobPhase.RUNNING, steps=self._rest(spec, steps))
             if child.status.phase is not RunPhase.SUCCEEDED:
                 message = f'step "{step.name}" {child.status.phase.value.lower()}'
                 detail = f": {child.status.message}" if child.status.message else ""
-                return _failed(evolve(status, steps=tuple(steps)), message + detail)
+                done = self._rest(spec, steps)
+                return self._status(job, JobPhase.FAILED, steps=done, message=message + detail)
             for ref in child.status.artifact_refs:
                 artifacts[ref.name] = ref  # the most recent successful step wins
-        done = evolve(status, steps=tuple(steps), artifacts=artifacts)
+        done = tuple(steps)
         try:
             outputs = resolve_job_outputs(job, spec, done, self.jobs)
         except InvalidInputError as error:
-            return _failed(done, str(error))
-        return evolve(done, phase=JobPhase.SUCCEEDED, outputs=outputs, message="")
+            return self._status(
+                job, JobPhase.FAILED, steps=done, artifacts=artifacts, message=str(error)
+            )
+        return self._status(
+            job, JobPhase.SUCCEEDED, steps=done, artifacts=artifacts, outputs=outputs
+        )
+
+    @staticmethod
+    def _rest(spec: JobSpec, steps: list[StepStatus]) -> tuple[StepStatus, ...]:
+        """The observed steps followed by the ones not reached yet."""
+        return (*steps, *(StepStatus(step.name) for step in spec.steps[len(steps) :]))
 
     def _start_step(
         self,
         job: str,
         spec: JobSpec,
-        index: int,
         steps: list[StepStatus],
         artifacts: dict[str, ArtifactRef],
         workspace: PersistentWorkspace,
     ) -> JobStatus:
-        base = JobStatus(
-            phase=JobPhase.RUNNING if index else self._initial_phase(job),
-            pre=self.graph.needs(job),
-            steps=tuple(steps),
+        index = len(steps)
+        base = self._status(
+            job,
+            JobPhase.RUNNING if index else self._initial_phase(job),
+            steps=self._rest(spec, steps),
             artifacts=artifacts,
         )
         if workspace.status.phase is WorkspacePhase.LOST:
-            return _failed(base, "job workspace was lost")
+            return evolve(base, phase=JobPhase.FAILED, message="job workspace was lost")
         if self.cancel:
             return base
         try:
             resolved = resolve_step(job, spec, index, base, self.jobs)
         except InvalidInputError as error:
-            return _failed(base, str(error))
+            return evolve(base, phase=JobPhase.FAILED, message=str(error))
         name = step_run_name(self.wr.metadata.name, job, spec.steps[index].name)
         self.actions.append(_create(step_run(self.wr, resolved), name))
         return evolve(base, phase=JobPhase.RUNNING)
@@ -262,18 +292,17 @@ class _Walk:
             self.actions.append(RequestCancel(target))
 
 
-def _failed(status: JobStatus, message: str) -> JobStatus:
-    return evolve(status, phase=JobPhase.FAILED, message=message)
+_STEP_PHASE = {
+    RunPhase.SUCCEEDED: StepPhase.SUCCEEDED,
+    RunPhase.FAILED: StepPhase.FAILED,
+    RunPhase.TIMEOUT: StepPhase.FAILED,
+    RunPhase.CANCELLED: StepPhase.FAILED,
+    RunPhase.PENDING: StepPhase.PENDING,
+}
 
 
 def _step_status(name: str, child: Run) -> StepStatus:
-    phase = {
-        RunPhase.SUCCEEDED: StepPhase.SUCCEEDED,
-        RunPhase.FAILED: StepPhase.FAILED,
-        RunPhase.TIMEOUT: StepPhase.FAILED,
-        RunPhase.CANCELLED: StepPhase.FAILED,
-        RunPhase.PENDING: StepPhase.PENDING,
-    }.get(child.status.phase, StepPhase.RUNNING)
+    phase = _STEP_PHASE.get(child.status.phase, StepPhase.RUNNING)
     return StepStatus(
         name=name,
         phase=phase,

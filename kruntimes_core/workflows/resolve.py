@@ -7,14 +7,14 @@ never replaced by an empty string and never waited for.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from kruntimes_core.artifacts.refs import ArtifactInput
 from kruntimes_core.core.errors import InvalidInputError
 from kruntimes_core.workflows.children import ResolvedStep
 from kruntimes_core.workflows.expressions import Context, render
 from kruntimes_core.workflows.spec import JobSpec
-from kruntimes_core.workflows.status import JobPhase, JobStatus, StepPhase
+from kruntimes_core.workflows.status import JobPhase, JobStatus, StepPhase, StepStatus
 from kruntimes_core.workflows.validation import parse_artifact_source
 
 
@@ -22,10 +22,33 @@ class ResolutionError(InvalidInputError):
     """A reference had no value when the job needed it."""
 
 
-def _context(status: JobStatus, jobs: Mapping[str, JobStatus]) -> Context:
+class _SucceededJobOutputs(Mapping[str, Mapping[str, str]]):
+    """``jobs.<job>.outputs`` of succeeded jobs, read through without copying.
+
+    Copying every job's outputs for every step started would make one
+    reconcile of a wide graph quadratic.
+    """
+
+    def __init__(self, jobs: Mapping[str, JobStatus]) -> None:
+        self._jobs = jobs
+
+    def __getitem__(self, job: str) -> Mapping[str, str]:
+        status = self._jobs[job]
+        if status.phase is not JobPhase.SUCCEEDED:
+            raise KeyError(job)
+        return status.outputs
+
+    def __iter__(self) -> Iterator[str]:
+        return (job for job, st in self._jobs.items() if st.phase is JobPhase.SUCCEEDED)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _context(steps: tuple[StepStatus, ...], jobs: Mapping[str, JobStatus]) -> Context:
     return Context(
-        steps={s.name: s.outputs for s in status.steps if s.phase is StepPhase.SUCCEEDED},
-        jobs={job: js.outputs for job, js in jobs.items() if js.phase is JobPhase.SUCCEEDED},
+        steps={s.name: s.outputs for s in steps if s.phase is StepPhase.SUCCEEDED},
+        jobs=_SucceededJobOutputs(jobs),
     )
 
 
@@ -41,7 +64,7 @@ def resolve_step(
 ) -> ResolvedStep:
     """The step's Run inputs. Raises ResolutionError naming the job, step and cause."""
     step = spec.steps[index]
-    context = _context(status, jobs)
+    context = _context(status.steps, jobs)
     where = f'resolve step "{step.name}" of job "{job}"'
     inputs = []
     for artifact in step.artifacts:
@@ -63,10 +86,12 @@ def resolve_step(
 
 
 def resolve_job_outputs(
-    job: str, spec: JobSpec, status: JobStatus, jobs: Mapping[str, JobStatus]
+    job: str, spec: JobSpec, steps: tuple[StepStatus, ...], jobs: Mapping[str, JobStatus]
 ) -> dict[str, str]:
     """The job's outputs once all its steps succeeded. Raises ResolutionError."""
-    context = _context(status, jobs)
+    if not spec.outputs:
+        return {}
+    context = _context(steps, jobs)
     return {
         key: _render(spec.outputs[key], context, f'resolve outputs for job "{job}": output "{key}"')
         for key in sorted(spec.outputs)
