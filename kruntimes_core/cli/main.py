@@ -16,6 +16,7 @@ from kruntimes_core.core.errors import InvalidInputError
 from kruntimes_core.core.timeutil import parse_rfc3339
 
 EXIT_OK = 0
+EXIT_PROBLEMS = 1
 EXIT_INVALID_INPUT = 2
 
 
@@ -40,19 +41,32 @@ def _build_parser() -> argparse.ArgumentParser:
         "--now",
         help="the decision time, RFC 3339 (default: the system clock)",
     )
+    validate = commands.add_parser(
+        "validate", help="check manifests; one line per problem, exit 1 if any"
+    )
+    validate.add_argument("files", nargs="+", type=Path, metavar="FILE")
     return parser
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from kruntimes_core.cli.validate import problems  # noqa: PLC0415
+
+    found = 0
+    for line in problems(args.files):
+        print(line)
+        found += 1
+    return EXIT_PROBLEMS if found else EXIT_OK
+
+
 def _plan(args: argparse.Namespace) -> int:
-    from kruntimes_core.adapters.kubernetes.dump import load_cluster  # noqa: PLC0415
+    from kruntimes_core.adapters.kubernetes.dump import load_dump  # noqa: PLC0415
     from kruntimes_core.cli.plan import plan, render  # noqa: PLC0415
 
     try:
         now = parse_rfc3339(args.now) if args.now else datetime.now(UTC)
     except InvalidInputError as error:
         raise error.within("--now") from None
-    snapshot = load_cluster(args.files)
-    sys.stdout.write(render(plan(snapshot, now)))
+    sys.stdout.write(render(plan(load_dump(args.files), now)))
     return EXIT_OK
 
 
@@ -61,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "plan":
             return _plan(args)
+        if args.command == "validate":
+            return _validate(args)
     except InvalidInputError as error:
         print(f"krt: error: {error}", file=sys.stderr)
         return EXIT_INVALID_INPUT

@@ -12,6 +12,8 @@ from typing import Any
 import attrs
 
 from kruntimes_core.core.errors import ValidationError
+from kruntimes_core.core.meta import ObjectMeta
+from kruntimes_core.core.names import dns1123_subdomain_problem
 from kruntimes_core.core.wire import wire_name
 
 Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
@@ -50,3 +52,10 @@ def one_of(*allowed: str) -> Validator:
             )
 
     return check
+
+
+def subdomain_name(_instance: object, _attribute: object, meta: ObjectMeta) -> None:
+    """``metadata.name`` must be a DNS-1123 subdomain (Runs, workspaces, WorkflowRuns)."""
+    problem = dns1123_subdomain_problem(meta.name)
+    if problem is not None:
+        raise ValidationError(f"{problem} (got {meta.name!r})", ("metadata", "name"))

@@ -13,11 +13,17 @@ from typing import Any
 import attrs
 
 WIRE_NAME = "kruntimes_core.wire_name"
+ALWAYS_WRITTEN = "kruntimes_core.always_written"
 
 
 def wire(name: str) -> dict[str, str]:
     """Field metadata declaring a wire name that camelCase would not produce."""
     return {WIRE_NAME: name}
+
+
+def always_written() -> dict[str, bool]:
+    """Field metadata: write the field even when it holds its default (e.g. a phase)."""
+    return {ALWAYS_WRITTEN: True}
 
 
 def camel_case(snake: str) -> str:

@@ -11,6 +11,8 @@ from attrs import field, frozen
 from kruntimes_core.artifacts.refs import ArtifactRef
 from kruntimes_core.core.conditions import Condition
 from kruntimes_core.core.meta import ObjectMeta
+from kruntimes_core.core.validate import subdomain_name
+from kruntimes_core.core.wire import always_written
 from kruntimes_core.resources.runtime import API_VERSION
 from kruntimes_core.workflows.spec import WorkflowRunSpec
 
@@ -54,7 +56,7 @@ class WorkflowRunPhase(StrEnum):
 @frozen
 class StepStatus:
     name: str
-    phase: StepPhase = StepPhase.PENDING
+    phase: StepPhase = field(default=StepPhase.PENDING, metadata=always_written())
     run_name: str = ""
     outputs: Mapping[str, str] = field(factory=dict)
     message: str = ""
@@ -62,7 +64,7 @@ class StepStatus:
 
 @frozen
 class JobStatus:
-    phase: JobPhase = JobPhase.PENDING
+    phase: JobPhase = field(default=JobPhase.PENDING, metadata=always_written())
     pre: tuple[str, ...] = ()
     steps: tuple[StepStatus, ...] = ()
     outputs: Mapping[str, str] = field(factory=dict)
@@ -85,6 +87,6 @@ class WorkflowRun:
     API_VERSION: ClassVar[str] = API_VERSION
     KIND: ClassVar[str] = "WorkflowRun"
 
-    metadata: ObjectMeta
+    metadata: ObjectMeta = field(validator=subdomain_name)
     spec: WorkflowRunSpec
     status: WorkflowRunStatus = WorkflowRunStatus()

@@ -25,7 +25,7 @@ from kruntimes_core.workflows.expressions import (
     references,
 )
 from kruntimes_core.workflows.graph import JobGraph
-from kruntimes_core.workflows.spec import MAX_STEPS, JobSpec, StepSpec
+from kruntimes_core.workflows.spec import MAX_STEPS, JobSpec, StepSpec, WorkflowSpec
 
 Path = tuple[PathPart, ...]
 ARTIFACT_PREFIX = "jobs."
@@ -161,3 +161,20 @@ def _check_artifact(source: str, job_id: str, graph: JobGraph, path: Path) -> No
             f"job {producer!r} must be a direct need of job {job_id!r} to use its artifacts",
             (*path, "from"),
         )
+
+
+def validate_workflow(spec: WorkflowSpec, path: Path = ("spec",)) -> JobGraph:
+    """A Workflow template: its jobs against its declared inputs, and its outputs.
+
+    Raises ValidationError naming the field path and the rule.
+    """
+    graph = validate_jobs(spec.jobs, inputs=sorted(spec.inputs), path=(*path, "jobs"))
+    for name in sorted(spec.outputs):
+        where = (*path, "outputs", name, "value")
+        for ref in _refs(spec.outputs[name].value, where):
+            if not isinstance(ref, JobOutputRef) or ref.job not in spec.jobs:
+                raise ValidationError(
+                    f"{ref.text}: a Workflow output must name an output of one of its jobs",
+                    where,
+                )
+    return graph

@@ -26,7 +26,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from kruntimes_core.core.errors import InvalidInputError, PathPart, ValidationError
 from kruntimes_core.core.timeutil import format_rfc3339, parse_rfc3339, utc
-from kruntimes_core.core.wire import wire_name
+from kruntimes_core.core.wire import ALWAYS_WRITTEN, wire_name
 from kruntimes_core.resources.jsonvalue import JSONObject, JSONValue
 
 T = TypeVar("T")
@@ -96,7 +96,13 @@ def make_converter() -> cattrs.Converter:
         return structure
 
     def unstructure_factory(cl: type[Any]) -> Callable[[Any], dict[str, Any]]:
-        return make_dict_unstructure_fn(cl, conv, _cattrs_omit_if_default=True, **_renames(cl))
+        overrides: dict[str, Any] = {  # Any: see _renames
+            a.name: override(
+                rename=wire_name(a), omit_if_default=not a.metadata.get(ALWAYS_WRITTEN, False)
+            )
+            for a in attrs.fields(cl)
+        }
+        return make_dict_unstructure_fn(cl, conv, _cattrs_omit_if_default=True, **overrides)
 
     conv.register_structure_hook_factory(attrs.has, structure_factory)
     conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)

@@ -1,13 +1,15 @@
-"""A cluster dump (``kubectl get -o yaml`` output, List kinds included) as a snapshot.
+"""A cluster dump (``kubectl get -o yaml`` output, List kinds included) as objects.
 
-Objects of kinds no decision reads yet are skipped; pods are kept only when
-they carry the ``runtime`` label (Runtime Pods).
+Objects of kinds no decision reads are skipped; pods are kept only when they
+carry the ``runtime`` label (Runtime Pods).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from attrs import frozen
 
 from kruntimes_core.adapters.kubernetes.convert import from_json
 from kruntimes_core.adapters.manifests import Document, read_documents
@@ -18,45 +20,89 @@ from kruntimes_core.resources.pod import Pod
 from kruntimes_core.resources.run import Run
 from kruntimes_core.resources.runtime import API_VERSION, Runtime
 from kruntimes_core.resources.workspace import PersistentWorkspace
+from kruntimes_core.workflows.snapshot import ControllerRevision
+from kruntimes_core.workflows.spec import Workflow
+from kruntimes_core.workflows.status import WorkflowRun
 
-_KINDS: dict[tuple[str, str], type[Pod | Runtime | PersistentWorkspace | Run]] = {
+Object = Pod | Runtime | PersistentWorkspace | Run | Workflow | WorkflowRun | ControllerRevision
+
+KINDS: dict[tuple[str, str], type[Object]] = {
     ("v1", "Pod"): Pod,
     (API_VERSION, "Runtime"): Runtime,
     (API_VERSION, "PersistentWorkspace"): PersistentWorkspace,
     (API_VERSION, "Run"): Run,
+    (API_VERSION, "Workflow"): Workflow,
+    (API_VERSION, "WorkflowRun"): WorkflowRun,
+    ("apps/v1", "ControllerRevision"): ControllerRevision,
 }
 
 
-def load_cluster(paths: Iterable[Path]) -> ClusterSnapshot:
-    """Read every object of every file into one snapshot.
+@frozen
+class Dump:
+    cluster: ClusterSnapshot
+    workflows: tuple[Workflow, ...] = ()
+    workflow_runs: tuple[WorkflowRun, ...] = ()
+    revisions: tuple[ControllerRevision, ...] = ()
+
+
+def load_dump(paths: Iterable[Path]) -> Dump:
+    """Read every object of every file.
 
     Raises InvalidInputError (ParseError or ValidationError) naming the file,
     the position when known, and the field path.
     """
-    return snapshot_of(doc for path in paths for doc in read_documents(path))
+    objects = [
+        obj for path in paths for document in read_documents(path) for obj in objects_of(document)
+    ]
+    cluster = ClusterSnapshot(
+        runtimes=tuple(o for o in objects if isinstance(o, Runtime)),
+        pods=tuple(o for o in objects if isinstance(o, Pod) and o.runtime),
+        workspaces=tuple(o for o in objects if isinstance(o, PersistentWorkspace)),
+        runs=tuple(o for o in objects if isinstance(o, Run)),
+    )
+    return Dump(
+        cluster=cluster,
+        workflows=tuple(o for o in objects if isinstance(o, Workflow)),
+        workflow_runs=tuple(o for o in objects if isinstance(o, WorkflowRun)),
+        revisions=tuple(o for o in objects if isinstance(o, ControllerRevision)),
+    )
 
 
-def snapshot_of(documents: Iterable[Document]) -> ClusterSnapshot:
-    runtimes: list[Runtime] = []
-    pods: list[Pod] = []
-    workspaces: list[PersistentWorkspace] = []
-    runs: list[Run] = []
-    for document in documents:
-        for path, raw in _objects(document.value, (), document):
-            obj = _structure(document, path, raw)
-            if isinstance(obj, Pod):
-                if obj.runtime:
-                    pods.append(obj)
-            elif isinstance(obj, Runtime):
-                runtimes.append(obj)
-            elif isinstance(obj, PersistentWorkspace):
-                workspaces.append(obj)
-            elif isinstance(obj, Run):
-                runs.append(obj)
-    return ClusterSnapshot(tuple(runtimes), tuple(pods), tuple(workspaces), tuple(runs))
+def load_cluster(paths: Iterable[Path]) -> ClusterSnapshot:
+    return load_dump(paths).cluster
 
 
-def _objects(
+def objects_of(document: Document) -> Iterator[Object]:
+    """The objects of a document of known kinds, items of List kinds included.
+
+    Raises InvalidInputError for the first invalid object.
+    """
+    for path, raw in raw_objects(document):
+        obj = structure(document, path, raw)
+        if obj is not None:
+            yield obj
+
+
+def raw_objects(document: Document) -> Iterator[tuple[tuple[PathPart, ...], dict[str, JSONValue]]]:
+    """Every object of a document as JSON, with its path (List items unfolded)."""
+    return _raw_objects(document.value, (), document)
+
+
+def structure(
+    document: Document, path: tuple[PathPart, ...], raw: dict[str, JSONValue]
+) -> Object | None:
+    """One object of a known kind (None for other kinds); errors carry their position."""
+    api_version, kind = raw.get("apiVersion"), raw.get("kind")
+    try:
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            raise ValidationError("apiVersion and kind must be strings", ("kind",))
+        cls = KINDS.get((api_version, kind))
+        return None if cls is None else from_json(cls, raw)
+    except InvalidInputError as error:
+        raise document.locate_error(error.within(*path)) from None
+
+
+def _raw_objects(
     value: JSONValue, path: tuple[PathPart, ...], document: Document
 ) -> Iterator[tuple[tuple[PathPart, ...], dict[str, JSONValue]]]:
     if not isinstance(value, dict):
@@ -66,19 +112,6 @@ def _objects(
     items = value.get("items")
     if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
         for index, item in enumerate(items):
-            yield from _objects(item, (*path, "items", index), document)
+            yield from _raw_objects(item, (*path, "items", index), document)
         return
     yield path, value
-
-
-def _structure(
-    document: Document, path: tuple[PathPart, ...], raw: dict[str, JSONValue]
-) -> Pod | Runtime | PersistentWorkspace | Run | None:
-    api_version, kind = raw.get("apiVersion"), raw.get("kind")
-    try:
-        if not isinstance(api_version, str) or not isinstance(kind, str):
-            raise ValidationError("apiVersion and kind must be strings", ("kind",))
-        cls = _KINDS.get((api_version, kind))
-        return None if cls is None else from_json(cls, raw)
-    except InvalidInputError as error:
-        raise document.locate_error(error.within(*path)) from None

@@ -11,10 +11,12 @@ from kruntimes_core.adapters.kubernetes.convert import to_json
 from kruntimes_core.core.actions import (
     Action,
     AddFinalizer,
+    CreateObject,
     DeleteObject,
     DeleteWorkspaceDirectory,
     PatchStatus,
     RemoveFinalizer,
+    RequestCancel,
 )
 from kruntimes_core.resources.jsonvalue import JSONValue
 
@@ -58,6 +60,10 @@ def action_json(action: Action, observed_status: object = None) -> dict[str, JSO
         rendered["path"] = action.path
     elif isinstance(action, DeleteObject):
         rendered["preconditions"] = {"uid": action.target.uid}
+    elif isinstance(action, CreateObject):
+        rendered["object"] = to_json(action.object)
+    elif isinstance(action, RequestCancel):
+        rendered["patch"] = {"spec": {"cancelRequested": True}}
     return rendered
 
 
