@@ -12,7 +12,7 @@ from kruntimes_core.artifacts.refs import MAX_ARTIFACT_INPUTS, ArtifactInput, Ar
 from kruntimes_core.core.errors import ValidationError
 from kruntimes_core.core.meta import ObjectMeta
 from kruntimes_core.core.names import dns1123_subdomain_problem, label_value_problem
-from kruntimes_core.core.validate import non_empty, one_of, syntax
+from kruntimes_core.core.validate import non_empty, one_of, subdomain_name, syntax
 from kruntimes_core.core.wire import wire
 from kruntimes_core.resources.runtime import API_VERSION
 
@@ -107,7 +107,7 @@ class Run:
     API_VERSION: ClassVar[str] = API_VERSION
     KIND: ClassVar[str] = "Run"
 
-    metadata: ObjectMeta
+    metadata: ObjectMeta = field(validator=subdomain_name)
     spec: RunSpec
     status: RunStatus = RunStatus()
 

@@ -11,8 +11,8 @@ from attrs import field, frozen
 from kruntimes_core.core.conditions import Condition
 from kruntimes_core.core.errors import ValidationError
 from kruntimes_core.core.meta import ObjectMeta
-from kruntimes_core.core.names import dns1123_subdomain_problem, label_value_problem
-from kruntimes_core.core.validate import at_least, non_empty, syntax
+from kruntimes_core.core.names import label_value_problem
+from kruntimes_core.core.validate import at_least, non_empty, subdomain_name, syntax
 from kruntimes_core.core.wire import wire
 from kruntimes_core.resources.runtime import API_VERSION
 
@@ -72,17 +72,11 @@ class WorkspaceStatus:
     conditions: tuple[Condition, ...] = field(default=(), validator=_check_condition_count)
 
 
-def _check_name(_instance: object, _attribute: object, meta: ObjectMeta) -> None:
-    problem = dns1123_subdomain_problem(meta.name)
-    if problem is not None:
-        raise ValidationError(f"{problem} (got {meta.name!r})", ("metadata", "name"))
-
-
 @frozen
 class PersistentWorkspace:
     API_VERSION: ClassVar[str] = API_VERSION
     KIND: ClassVar[str] = "PersistentWorkspace"
 
-    metadata: ObjectMeta = field(validator=_check_name)
+    metadata: ObjectMeta = field(validator=subdomain_name)
     spec: WorkspaceSpec
     status: WorkspaceStatus = WorkspaceStatus()
