@@ -4,7 +4,9 @@ Theory of operation. The world holds Runtime Pods, Runtimes,
 PersistentWorkspaces and Runs, a virtual clock, and per pod the set of
 workspace directories that exist on that pod's ``workspace`` volume (an
 emptyDir: the directories vanish with the pod). Tests change the world the
-way users, kubelets, the scheduler and runtimed's Run execution would, read
+way users (creating, editing, deleting), kubelets and controllers of pods
+(readiness, termination, replacement, label edits), the scheduler (spec 4
+workspace filter) and runtimed's Run execution (fencing, spec 6) would, read
 inputs for the decisions from it, and hand the decisions' actions back to
 ``World.apply``, which applies them with Kubernetes semantics:
 
@@ -46,7 +48,7 @@ from kruntimes_core.core.actions import (
     PatchStatus,
     RemoveFinalizer,
 )
-from kruntimes_core.core.conditions import ConditionStatus
+from kruntimes_core.core.conditions import ConditionStatus, find_condition
 from kruntimes_core.core.hashing import fnv1a_32
 from kruntimes_core.core.meta import ObjectMeta
 from kruntimes_core.core.timeutil import to_k8s_time, utc
@@ -93,6 +95,9 @@ class PodHealth(StrEnum):
     RUNTIMED_DOWN = "RuntimedDown"
     """runtimed's ``kruntimes.io/RuntimedReady`` heartbeat is False."""
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
 
 @frozen(order=True)
 class PodId:
@@ -123,7 +128,9 @@ class WorldPod:
         return self.health is PodHealth.READY and self.deleted_at is None
 
     def to_pod(self) -> Pod:
-        ready = ConditionStatus.FALSE if self.health is PodHealth.NOT_READY else ConditionStatus.TRUE
+        ready = (
+            ConditionStatus.FALSE if self.health is PodHealth.NOT_READY else ConditionStatus.TRUE
+        )
         runtimed = (
             ConditionStatus.FALSE
             if self.health is PodHealth.RUNTIMED_DOWN
@@ -256,6 +263,19 @@ class LastUsedMove:
 
 
 @frozen
+class StatusWrite:
+    """A status write, judged against spec 2.6."""
+
+    at: datetime
+    workspace_uid: str
+    changed: bool
+    """The written status differs from the stored one."""
+    misdated_conditions: tuple[str, ...]
+    """Condition types whose lastTransitionTime is not what set-condition
+    semantics demand: kept when the status did not flip, ``now`` otherwise."""
+
+
+@frozen
 class ControllerOutcome:
     """A workspace right after the controller's actions for it were applied."""
 
@@ -285,6 +305,7 @@ class History:
     finalizer_removals: list[FinalizerRemoval] = field(factory=list)
     vanished: list[Vanished] = field(factory=list)
     controller_outcomes: list[ControllerOutcome] = field(factory=list)
+    status_writes: list[StatusWrite] = field(factory=list)
     rejected: list[tuple[Actor, Action, str]] = field(factory=list)
 
 
@@ -382,9 +403,12 @@ class World:
         pod = self.pods.pop((namespace, name))
         self.disks.pop(pod.id, None)
 
-    def replace_pod(
-        self, namespace: str, name: str, health: PodHealth = PodHealth.READY
-    ) -> PodId:
+    def relabel_pod(self, namespace: str, name: str, runtime: str) -> None:
+        """Someone edits the pod's ``runtime`` label (e.g. to take it out of rotation)."""
+        key = (namespace, name)
+        self.pods[key] = evolve(self.pods[key], runtime=runtime)
+
+    def replace_pod(self, namespace: str, name: str, health: PodHealth = PodHealth.READY) -> PodId:
         """A new pod with the same name and Runtime but another uid (StatefulSet style)."""
         runtime = self.pods[(namespace, name)].runtime
         self.remove_pod(namespace, name)
@@ -410,6 +434,10 @@ class World:
             if key[0] == namespace and pod.runtime == runtime
         ]
         return self.runtimes.get((namespace, runtime)), pods
+
+    def namespace_pods(self, namespace: str) -> list[Pod]:
+        """Every pod of the namespace, labelled or not (bindings are checked against these)."""
+        return [pod.to_pod() for key, pod in sorted(self.pods.items()) if key[0] == namespace]
 
     def bound_pod_state(self, bound: PodId | None) -> str:
         if bound is None:
@@ -467,6 +495,35 @@ class World:
         ws = self.workspaces[(namespace, name)]
         self.apply([DeleteObject(_ref(ws))], Actor(Party.USER))
 
+    def edit_workspace_spec(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        runtime: str | None = None,
+        ttl_seconds: int | None = None,
+        policy: CleanupPolicy | None = None,
+    ) -> None:
+        """``kubectl edit``: a new spec (and generation); omitted fields stay.
+
+        ``ttl_seconds`` cannot be cleared this way; pass the old value to keep it.
+        """
+        ws = self.workspaces[(namespace, name)]
+        spec = evolve(
+            ws.spec,
+            runtime=runtime if runtime is not None else ws.spec.runtime,
+            ttl_seconds_after_unused=ttl_seconds,
+            cleanup_policy=policy if policy is not None else ws.spec.cleanup_policy,
+        )
+        if spec == ws.spec:
+            return
+        meta = evolve(
+            ws.metadata,
+            generation=ws.metadata.generation + 1,
+            resource_version=self._version(),
+        )
+        self.workspaces[(namespace, name)] = evolve(ws, metadata=meta, spec=spec)
+
     def remove_foreign_finalizer(self, namespace: str, name: str) -> None:
         ws = self.workspaces[(namespace, name)]
         self.apply([RemoveFinalizer(_ref(ws), FOREIGN_FINALIZER)], Actor(Party.FOREIGN))
@@ -513,39 +570,43 @@ class World:
                 self._active_since_last_used[ws.metadata.uid] = True
         return run
 
-    def eligible_pod(self, run: Run) -> PodId | None:
-        """Spec 4 workspace filter: the ready bound pod of a Bound workspace, if any."""
+    def eligible_pods(self, run: Run) -> tuple[PodId, ...]:
+        """Spec 4: where the scheduler may place ``run`` (capacity is not modelled).
+
+        A Run naming a workspace may only go to the ready bound pod (name AND
+        uid) of its Bound workspace of the same Runtime; any other Run to any
+        ready pod of its Runtime.
+        """
+        namespace = run.metadata.namespace
         if run.spec.workspace is None:
-            return None
-        ws = self.workspaces.get((run.metadata.namespace, run.workspace_name))
+            return self.ready_pods(namespace, run.spec.runtime)
+        ws = self.workspaces.get((namespace, run.workspace_name))
         if ws is None or ws.status.phase is not WorkspacePhase.BOUND:
-            return None
+            return ()
         if ws.spec.runtime != run.spec.runtime:
-            return None
-        pod = self.existing(bound_pod_of(ws.status, ws.metadata.namespace))
+            return ()
+        pod = self.existing(bound_pod_of(ws.status, namespace))
         if pod is None or not pod.ready or pod.runtime != run.spec.runtime:
-            return None
-        return pod.id
+            return ()
+        return (pod.id,)
 
     def schedulable_runs(self) -> list[_Key]:
         return [
             key
             for key, run in sorted(self.runs.items())
-            if run.status.phase is RunPhase.PENDING and self.eligible_pod(run) is not None
+            if run.status.phase is RunPhase.PENDING and self.eligible_pods(run)
         ]
 
-    def schedule_run(self, namespace: str, name: str) -> PodId:
+    def schedule_run(self, namespace: str, name: str, pod: PodId) -> None:
         run = self.runs[(namespace, name)]
-        pod = self.eligible_pod(run)
-        if run.status.phase is not RunPhase.PENDING or pod is None:
-            raise WorldError(f"Run {namespace}/{name} cannot be scheduled")
+        if run.status.phase is not RunPhase.PENDING or pod not in self.eligible_pods(run):
+            raise WorldError(f"Run {namespace}/{name} cannot be scheduled to {pod}")
         self.runs[(namespace, name)] = evolve(
             run,
             status=RunStatus(
                 phase=RunPhase.SCHEDULED, assigned_pod=pod.name, assigned_pod_uid=pod.uid
             ),
         )
-        return pod
 
     def startable_runs(self) -> list[_Key]:
         return [
@@ -565,8 +626,7 @@ class World:
             raise WorldError(f"Run {namespace}/{name} cannot start")
         ws = self.workspaces.get((namespace, run.workspace_name)) if run.spec.workspace else None
         fenced = ws is not None and (
-            ws.status.phase is WorkspacePhase.BOUND
-            and bound_pod_of(ws.status, namespace) == pod.id
+            ws.status.phase is WorkspacePhase.BOUND and bound_pod_of(ws.status, namespace) == pod.id
         )
         if run.spec.workspace is not None and not fenced:
             self.runs[(namespace, name)] = evolve(
@@ -578,7 +638,9 @@ class World:
                 ),
             )
             return False
-        self.runs[(namespace, name)] = evolve(run, status=evolve(run.status, phase=RunPhase.RUNNING))
+        self.runs[(namespace, name)] = evolve(
+            run, status=evolve(run.status, phase=RunPhase.RUNNING)
+        )
         if run.spec.workspace is not None:
             self.disks[pod.id].add(workspace_path(run.workspace_name))
         return True
@@ -605,7 +667,9 @@ class World:
         return [run for _, run in sorted(self.runs.items()) if _assigned(run) == pod]
 
     def _active_runs_naming(self, namespace: str, workspace: str) -> tuple[str, ...]:
-        return tuple(run.metadata.name for run in self.runs_naming(namespace, workspace) if run.active)
+        return tuple(
+            run.metadata.name for run in self.runs_naming(namespace, workspace) if run.active
+        )
 
     # ---- snapshots and observations
 
@@ -768,6 +832,9 @@ class World:
                 # The write that binds may start cleanup at once (ttl 0): the
                 # workspace passed through Bound inside one decision.
                 history.phases[uid].append(WorkspacePhase.BOUND)
+        history.status_writes.append(
+            StatusWrite(self.now, uid, new != old, _misdated_conditions(old, new, self.now))
+        )
         if new.phase != history.phases[uid][-1]:
             history.phases[uid].append(new.phase)
         if new.phase is WorkspacePhase.RELEASED and old.phase is not WorkspacePhase.RELEASED:
@@ -798,6 +865,19 @@ class World:
             self._active_since_last_used[uid] = bool(
                 self._active_runs_naming(meta.namespace, meta.name)
             )
+
+
+def _misdated_conditions(
+    old: WorkspaceStatus, new: WorkspaceStatus, now: datetime
+) -> tuple[str, ...]:
+    misdated = []
+    for condition in new.conditions:
+        before = find_condition(old.conditions, condition.type)
+        kept = before is not None and before.status is condition.status
+        expected = before.last_transition_time if kept and before else to_k8s_time(now)
+        if condition.last_transition_time != expected:
+            misdated.append(condition.type)
+    return tuple(misdated)
 
 
 def _ref(ws: PersistentWorkspace) -> ObjectRef:

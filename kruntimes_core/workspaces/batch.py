@@ -22,7 +22,7 @@ from kruntimes_core.resources.run import Run
 from kruntimes_core.resources.runtime import Runtime
 from kruntimes_core.resources.workspace import PersistentWorkspace, WorkspaceStatus
 from kruntimes_core.workspaces.controller import decide_workspace
-from kruntimes_core.workspaces.pods import RuntimePods
+from kruntimes_core.workspaces.pods import RuntimePods, by_name
 from kruntimes_core.workspaces.runtimed import decide_local_cleanup
 
 _Key = tuple[str, str]
@@ -70,9 +70,12 @@ def iter_decisions(snapshot: ClusterSnapshot, now: datetime) -> Iterator[Workspa
     """
     runtimes = {rt.metadata.key: rt for rt in _sorted(snapshot.runtimes)}
     pods_by_runtime: dict[_Key, list[Pod]] = defaultdict(list)
+    pods_by_namespace: dict[str, list[Pod]] = defaultdict(list)
     for pod in snapshot.pods:
+        pods_by_namespace[pod.metadata.namespace].append(pod)
         if pod.runtime:
             pods_by_runtime[(pod.metadata.namespace, pod.runtime)].append(pod)
+    named = {namespace: by_name(pods) for namespace, pods in pods_by_namespace.items()}
     runs_by_workspace: dict[_Key, list[Run]] = defaultdict(list)
     runs_by_pod: dict[_PodKey, list[Run]] = defaultdict(list)
     for run in snapshot.runs:
@@ -86,7 +89,9 @@ def iter_decisions(snapshot: ClusterSnapshot, now: datetime) -> Iterator[Workspa
         key = (ws.metadata.namespace, ws.spec.runtime)
         pods = indexes.get(key)
         if pods is None:
-            pods = indexes[key] = RuntimePods.index(runtimes.get(key), pods_by_runtime[key])
+            pods = indexes[key] = RuntimePods.index(
+                runtimes.get(key), pods_by_runtime[key], named.get(key[0], {})
+            )
         decision = decide_workspace(ws, pods, runs_by_workspace.get(ws.metadata.key, ()), now)
         yield WorkspaceDecisions(ws, decision, _local_cleanup(ws, pods, runs_by_pod))
 

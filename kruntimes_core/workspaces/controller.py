@@ -8,7 +8,7 @@ observed and the desired object. Phases only move along this table:
 
     Pending  -> Pending | Bound
     Bound    -> Bound | Lost | Released
-    Released -> Released | Lost (only once the deletion it requested is under way)
+    Released -> Released | Lost
     Lost     -> Lost
 
 The finalizer guards bytes: it is added with the binding (and kept on a
@@ -157,12 +157,7 @@ def _bind_or_check(draft: _Draft, pods: RuntimePods) -> None:
         _bind(draft, pods)
         return
     reason = loss_reason(draft.workspace.status, pods)
-    releasing = draft.phase is WorkspacePhase.RELEASED and not draft.workspace.metadata.deleting
-    if reason is not None and releasing:
-        # Stay Released until the delete request lands: Lost would forget it.
-        _runtime_readiness(draft, pods)
-        draft.condition(BOUND, FALSE, reason, loss_message(reason, draft.workspace.status))
-    elif reason is not None:
+    if reason is not None:
         _lose(draft, reason, pods)
     elif draft.phase is WorkspacePhase.LOST:
         _runtime_readiness(draft, pods)
@@ -270,9 +265,17 @@ def _finish(draft: _Draft, pods: RuntimePods) -> Decision[WorkspaceStatus]:
     holds_bytes = status.phase in (WorkspacePhase.BOUND, WorkspacePhase.RELEASED)
     if bytes_may_remain and holds_bytes and not has_finalizer and not meta.deleting:
         actions.append(AddFinalizer(target, FINALIZER))
+    released = WorkspacePhase.RELEASED
+    wants_delete = not meta.deleting and released in (status.phase, workspace.status.phase)
+    # Observed Released but not deleting: a crash came between the two steps of
+    # starting cleanup. The delete goes first, so a status that moves on (to
+    # Lost) can never be written without the delete having been requested.
+    overdue = wants_delete and workspace.status.phase is released
+    if overdue:
+        actions.append(DeleteObject(target))
     if status != workspace.status:
         actions.append(PatchStatus(target, meta.resource_version, status))
-    if status.phase is WorkspacePhase.RELEASED and not meta.deleting:
+    if wants_delete and not overdue:
         actions.append(DeleteObject(target))
     releasable = meta.deleting or status.phase is WorkspacePhase.LOST
     if has_finalizer and not bytes_may_remain and releasable:

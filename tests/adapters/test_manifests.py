@@ -43,7 +43,8 @@ metadata: {name: ignored}
 """,
     )
     snapshot = load_cluster([path])
-    assert [p.metadata.name for p in snapshot.pods] == ["p1"]
+    assert [p.metadata.name for p in snapshot.pods] == ["p1", "not-a-runtime-pod"]
+    assert [p.runtime for p in snapshot.pods] == ["bash", ""]
     assert [w.metadata.name for w in snapshot.workspaces] == ["w"]
 
 

@@ -274,8 +274,9 @@ def test_never_bound_workspace_without_finalizer_has_nothing_to_remove(
     assert patched_status(decision).bound_pod == ""
 
 
-def test_a_released_workspace_whose_pod_vanished_keeps_asking_for_deletion() -> None:
-    """Released -> Lost before the delete landed would forget the delete request."""
+def test_a_released_workspace_whose_pod_vanished_requests_its_deletion_first() -> None:
+    """A crash between Released and the delete request must not be forgotten when
+    the workspace then goes Lost: the delete is requested before the status moves."""
     p = pod("p-a")
     ws = bound_workspace(p, ttl=10)
     released = patched_status(decide_workspace(ws, runtime_pods(p), (), at(10)))
@@ -285,14 +286,27 @@ def test_a_released_workspace_whose_pod_vanished_keeps_asking_for_deletion() -> 
     decision = decide_workspace(stale, runtime_pods(), (), at(20))
 
     assert decision.status is not None
-    assert decision.status.phase is WorkspacePhase.RELEASED
-    assert condition(decision.status, "Bound").reason == "BoundPodDeleted"
-    assert action_types(decision) == [PatchStatus, DeleteObject]
-    deleting = with_deletion(stale)
-    after_delete = decide_workspace(deleting, runtime_pods(), (), at(21))
-    assert after_delete.status is not None
-    assert after_delete.status.phase is WorkspacePhase.LOST
-    assert RemoveFinalizer in action_types(after_delete)
+    assert decision.status.phase is WorkspacePhase.LOST
+    assert action_types(decision) == [DeleteObject, PatchStatus, RemoveFinalizer]
+    after = apply(stale, decision)
+    assert after is None  # deleted, and with no bytes left nothing held it
+
+
+def test_an_interrupted_release_then_a_deleting_pod_is_a_fixpoint() -> None:
+    p = pod("p-a")
+    ws = bound_workspace(p, ttl=1)
+    released = patched_status(decide_workspace(ws, runtime_pods(p), (), at(1)))
+    stale = evolve(ws, status=released)
+    terminating = pod("p-a", deleting=True)
+
+    decision = decide_workspace(stale, runtime_pods(terminating), (), at(2))
+    after = apply(stale, decision)
+
+    assert action_types(decision) == [DeleteObject, PatchStatus]
+    assert after is not None
+    assert after.status.phase is WorkspacePhase.LOST
+    assert after.metadata.has_finalizer(FINALIZER)  # the pod still holds the bytes
+    assert decide_workspace(after, runtime_pods(terminating), (), at(3)).actions == ()
 
 
 def test_a_lost_workspace_never_gets_its_finalizer_back_from_a_lagging_cache() -> None:

@@ -1,7 +1,7 @@
 """A cluster dump (``kubectl get -o yaml`` output, List kinds included) as objects.
 
-Objects of kinds no decision reads are skipped; pods are kept only when they
-carry the ``runtime`` label (Runtime Pods).
+Objects of kinds no decision reads are skipped. Every pod is kept: a binding
+is checked against its pod even after the pod lost its ``runtime`` label.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def load_dump(paths: Iterable[Path]) -> Dump:
     ]
     cluster = ClusterSnapshot(
         runtimes=tuple(o for o in objects if isinstance(o, Runtime)),
-        pods=tuple(o for o in objects if isinstance(o, Pod) and o.runtime),
+        pods=tuple(o for o in objects if isinstance(o, Pod)),
         workspaces=tuple(o for o in objects if isinstance(o, PersistentWorkspace)),
         runs=tuple(o for o in objects if isinstance(o, Run)),
     )
