@@ -165,11 +165,27 @@ class _Walk:
         self.jobs: dict[str, JobStatus] = {}
 
     def run(self) -> dict[str, JobStatus]:
+        finished = {job for job, status in self.wr.status.jobs.items() if status.phase.terminal}
+        self._create_workspaces(finished)
         for job in self.graph.order:
             previous = self.wr.status.jobs.get(job)
-            terminal = previous is not None and previous.phase.terminal
-            self.jobs[job] = previous if terminal and previous is not None else self._job(job)
+            self.jobs[job] = (
+                previous if previous is not None and job in finished else self._job(job)
+            )
         return {job: self.jobs[job] for job in sorted(self.jobs)}
+
+    def _create_workspaces(self, finished: set[str]) -> None:
+        """Every unfinished inline job gets its workspace from the start (spec 4)."""
+        if self.cancel:
+            return
+        for job in sorted(self.specs):
+            spec = self.specs[job]
+            name = job_workspace_name(self.wr.metadata.name, job)
+            if spec.is_call or job in finished or name in self.workspaces:
+                continue
+            self.actions.append(
+                _create(job_workspace(self.wr, job, spec.runs_on, self.config), name)
+            )
 
     def _status(
         self,
@@ -210,10 +226,7 @@ class _Walk:
         owner = self.wr.metadata
         ws_name = job_workspace_name(owner.name, job)
         workspace = self.workspaces.get(ws_name)
-        if workspace is None:
-            if not self.cancel:
-                created = job_workspace(self.wr, job, spec.runs_on, self.config)
-                self.actions.append(_create(created, ws_name))
+        if workspace is None:  # requested by _create_workspaces; Runs wait for it
             return self._status(job, self._initial_phase(job), message="creating the job workspace")
         if not owned_by(workspace.metadata, owner.uid):
             message = f'workspace "{ws_name}" exists and belongs to another object'

@@ -20,6 +20,7 @@ from kruntimes_core.core.actions import CreateObject
 from kruntimes_core.core.meta import ObjectMeta
 from kruntimes_core.resources.jsonvalue import JSONValue
 from kruntimes_core.resources.run import Run, RunPhase
+from kruntimes_core.resources.workspace import WorkspacePhase
 from kruntimes_core.workflows.naming import JOB_LABEL, STEP_LABEL, WORKFLOWRUN_UID_LABEL
 from kruntimes_core.workflows.spec import Workflow, WorkflowRunSpec
 from kruntimes_core.workflows.status import (
@@ -82,11 +83,11 @@ def test_the_seed_demo_runs_to_success() -> None:
     assert {e.name: e.value for e in deploy_run.spec.env} == {"TESTS": "passed"}
 
 
-def test_the_first_decision_creates_the_snapshot_workspaces_and_nothing_else() -> None:
+def test_the_first_decision_creates_the_snapshot_and_a_workspace_per_inline_job() -> None:
     world = World(demo_run())
     decision = world.decide()
     created = [a.target.kind for a in decision.actions if isinstance(a, CreateObject)]
-    assert created == ["ControllerRevision", "PersistentWorkspace"]
+    assert created == ["ControllerRevision", "PersistentWorkspace", "PersistentWorkspace"]
     assert decision.status is not None
     assert decision.status.phase is WorkflowRunPhase.PENDING
     assert decision.status.jobs["deploy"].phase is JobPhase.WAITING
@@ -224,3 +225,32 @@ def test_a_foreign_object_with_the_child_name_is_never_adopted() -> None:
     world.settle()
     assert world.wr.status.jobs["build"].phase is JobPhase.FAILED
     assert "belongs to another object" in world.wr.status.jobs["build"].message
+
+
+def test_a_lost_job_workspace_fails_the_job_before_its_next_step() -> None:
+    world = World(demo_run())
+    world.settle()
+    (first,) = world.runs
+    build_ws = next(
+        name for name, ws in world.workspaces.items() if ws.metadata.labels[JOB_LABEL] == "build"
+    )
+    lost = world.workspaces[build_ws]
+    world.workspaces[build_ws] = evolve(lost, status=evolve(lost.status, phase=WorkspacePhase.LOST))
+    world.finish(first, RunPhase.SUCCEEDED)
+    world.settle()
+    build = world.wr.status.jobs["build"]
+    assert build.phase is JobPhase.FAILED
+    assert build.message == "job workspace was lost"
+    assert world.wr.status.jobs["deploy"].phase is JobPhase.SKIPPED
+    assert len(world.runs) == 1
+
+
+def test_every_ready_job_starts_in_the_same_decision() -> None:
+    world = World(
+        run_of(
+            {f"j{i}": {"runs-on": "bash", "steps": [{"name": "s", "run": "x"}]} for i in range(5)}
+        )
+    )
+    world.settle()
+    assert len(world.runs) == 5
+    assert world.wr.status.phase is WorkflowRunPhase.RUNNING
