@@ -50,6 +50,7 @@ def test_plan_decides_workflow_runs_from_the_same_dump() -> None:
     assert created == [
         ("CreateObject", "ControllerRevision"),
         ("CreateObject", "PersistentWorkspace"),
+        ("CreateObject", "PersistentWorkspace"),
         ("PatchStatus", "WorkflowRun"),
     ]
     assert [a["action"] for a in runs["demo-cancelled"]["actions"]] == ["RequestCancel"]
