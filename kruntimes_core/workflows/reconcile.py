@@ -183,9 +183,10 @@ class _Walk:
             name = job_workspace_name(self.wr.metadata.name, job)
             if spec.is_call or job in finished or name in self.workspaces:
                 continue
-            self.actions.append(
-                _create(job_workspace(self.wr, job, spec.runs_on, self.config), name)
-            )
+            created = job_workspace(self.wr, job, spec.runs_on, self.config)
+            self.actions.append(_create(created, name))
+            # Actions apply in order: this decision's Runs may already use it.
+            self.workspaces[name] = created
 
     def _status(
         self,
@@ -226,7 +227,7 @@ class _Walk:
         owner = self.wr.metadata
         ws_name = job_workspace_name(owner.name, job)
         workspace = self.workspaces.get(ws_name)
-        if workspace is None:  # requested by _create_workspaces; Runs wait for it
+        if workspace is None:  # only while cancelling: nothing new is created
             return self._status(job, self._initial_phase(job), message="creating the job workspace")
         if not owned_by(workspace.metadata, owner.uid):
             message = f'workspace "{ws_name}" exists and belongs to another object'
@@ -244,12 +245,18 @@ class _Walk:
             steps.append(_step_status(step.name, child))
             if child.active:
                 self._cancel_if_requested(child)
-                return self._status(job, JobPhase.RUNNING, steps=self._rest(spec, steps))
+                running = self._rest(spec, steps)
+                return self._status(job, JobPhase.RUNNING, steps=running, artifacts=artifacts)
             if child.status.phase is not RunPhase.SUCCEEDED:
                 message = f'step "{step.name}" {child.status.phase.value.lower()}'
                 detail = f": {child.status.message}" if child.status.message else ""
-                done = self._rest(spec, steps)
-                return self._status(job, JobPhase.FAILED, steps=done, message=message + detail)
+                return self._status(
+                    job,
+                    JobPhase.FAILED,
+                    steps=self._rest(spec, steps),
+                    artifacts=artifacts,
+                    message=message + detail,
+                )
             for ref in child.status.artifact_refs:
                 artifacts[ref.name] = ref  # the most recent successful step wins
         done = tuple(steps)
@@ -291,9 +298,12 @@ class _Walk:
             resolved = resolve_step(job, spec, index, base, self.jobs)
         except InvalidInputError as error:
             return evolve(base, phase=JobPhase.FAILED, message=str(error))
-        name = step_run_name(self.wr.metadata.name, job, spec.steps[index].name)
+        step = spec.steps[index]
+        name = step_run_name(self.wr.metadata.name, job, step.name)
         self.actions.append(_create(step_run(self.wr, resolved), name))
-        return evolve(base, phase=JobPhase.RUNNING)
+        started = StepStatus(step.name, run_name=name)  # what the next decision will see
+        steps_now = (*base.steps[:index], started, *base.steps[index + 1 :])
+        return evolve(base, phase=JobPhase.RUNNING, steps=steps_now)
 
     def _initial_phase(self, job: str) -> JobPhase:
         return JobPhase.WAITING if self.graph.needs(job) else JobPhase.PENDING

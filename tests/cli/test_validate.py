@@ -51,6 +51,7 @@ def test_plan_decides_workflow_runs_from_the_same_dump() -> None:
         ("CreateObject", "ControllerRevision"),
         ("CreateObject", "PersistentWorkspace"),
         ("CreateObject", "PersistentWorkspace"),
+        ("CreateObject", "Run"),
         ("PatchStatus", "WorkflowRun"),
     ]
     assert [a["action"] for a in runs["demo-cancelled"]["actions"]] == ["RequestCancel"]

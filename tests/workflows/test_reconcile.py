@@ -83,14 +83,18 @@ def test_the_seed_demo_runs_to_success() -> None:
     assert {e.name: e.value for e in deploy_run.spec.env} == {"TESTS": "passed"}
 
 
-def test_the_first_decision_creates_the_snapshot_and_a_workspace_per_inline_job() -> None:
+def test_the_first_decision_creates_snapshot_workspaces_and_the_first_run() -> None:
     world = World(demo_run())
     decision = world.decide()
     created = [a.target.kind for a in decision.actions if isinstance(a, CreateObject)]
-    assert created == ["ControllerRevision", "PersistentWorkspace", "PersistentWorkspace"]
+    assert created == ["ControllerRevision", "PersistentWorkspace", "PersistentWorkspace", "Run"]
     assert decision.status is not None
-    assert decision.status.phase is WorkflowRunPhase.PENDING
+    assert decision.status.phase is WorkflowRunPhase.RUNNING
     assert decision.status.jobs["deploy"].phase is JobPhase.WAITING
+    checkout = decision.status.jobs["build"].steps[0]
+    assert checkout.run_name.startswith("demo-")
+    world.apply(decision)
+    assert world.decide().actions == ()
 
 
 def test_child_runs_carry_names_labels_and_owner() -> None:
