@@ -6,6 +6,7 @@ Only the construction lives here; when to create them is reconcile.py's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from attrs import frozen
 
@@ -60,12 +61,15 @@ def job_workspace(
             labels={WORKFLOWRUN_UID_LABEL: meta.uid, JOB_LABEL: job},
             owner_references=(_owner(run),),
         ),
-        spec=WorkspaceSpec(
-            runtime=runs_on,
-            ttl_seconds_after_unused=config.workspace_ttl_seconds,
-            cleanup_policy=config.workspace_cleanup_policy,
+        spec=_workspace_spec(
+            runs_on, config.workspace_ttl_seconds, config.workspace_cleanup_policy
         ),
     )
+
+
+@lru_cache(maxsize=1024)  # every job of a runtime shares one frozen spec
+def _workspace_spec(runs_on: str, ttl: int | None, policy: CleanupPolicy) -> WorkspaceSpec:
+    return WorkspaceSpec(runtime=runs_on, ttl_seconds_after_unused=ttl, cleanup_policy=policy)
 
 
 @frozen

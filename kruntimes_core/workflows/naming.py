@@ -46,6 +46,7 @@ def child_workflow_run_name(run_name: str, job: str) -> str:
     return _prefixed(run_name, sha256_hex(job, HASH_DIGITS))
 
 
+@lru_cache(maxsize=1024)  # one shared frozen value per owner, not one per child
 def controller_reference(api_version: str, kind: str, name: str, uid: str) -> OwnerReference:
     return OwnerReference(
         api_version=api_version,

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
+from typing import Never
 
 from attrs import evolve, frozen
 
@@ -52,6 +54,9 @@ from kruntimes_core.workflows.validation import validate_jobs
 
 ACCEPTED = "Accepted"
 DEFAULT_CONFIG = ControllerConfig()
+# One shared, read-only empty mapping: most jobs and steps have no outputs or
+# artifacts, and a fresh dict each would be garbage-collector work at scale.
+_EMPTY: Mapping[str, Never] = MappingProxyType({})
 CALLS_NOT_AVAILABLE = "reusable Workflow calls (uses) are not available in this version"
 
 
@@ -204,8 +209,8 @@ class _Walk:
             phase=phase,
             pre=self.graph.needs(job),
             steps=steps,
-            outputs=outputs or {},
-            artifacts=artifacts or {},
+            outputs=outputs or _EMPTY,
+            artifacts=artifacts or _EMPTY,
             message=message,
         )
 
@@ -330,7 +335,7 @@ def _step_status(name: str, child: Run) -> StepStatus:
         name=name,
         phase=phase,
         run_name=child.metadata.name,
-        outputs=dict(child.status.outputs) if phase is StepPhase.SUCCEEDED else {},
+        outputs=child.status.outputs if phase is StepPhase.SUCCEEDED else _EMPTY,
         message=child.status.message,
     )
 
