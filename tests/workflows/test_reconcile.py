@@ -258,3 +258,38 @@ def test_every_ready_job_starts_in_the_same_decision() -> None:
     world.settle()
     assert len(world.runs) == 5
     assert world.wr.status.phase is WorkflowRunPhase.RUNNING
+
+
+def test_the_run_plans_from_its_snapshot_not_from_a_later_edit() -> None:
+    world = World(demo_run())
+    world.settle()
+    assert world.revision is not None
+    assert world.revision.metadata.name.startswith("demo-snapshot-")
+    assert world.wr.status.snapshot_name == world.revision.metadata.name
+    edited_jobs = {"other": world.wr.spec.jobs["build"]}
+    world.wr = evolve(world.wr, spec=evolve(world.wr.spec, jobs=edited_jobs))
+    final = world.drive(demo_outcome)
+    assert set(final.status.jobs) == {"build", "deploy"}
+    assert final.status.phase is WorkflowRunPhase.SUCCEEDED
+
+
+def test_a_snapshot_owned_by_another_object_fails_the_run() -> None:
+    world = World(demo_run())
+    world.settle()
+    assert world.revision is not None
+    world.revision = evolve(
+        world.revision,
+        metadata=evolve(world.revision.metadata, owner_references=()),
+    )
+    world.wr = evolve(world.wr, status=WorkflowRunStatus())
+    decision = world.decide()
+    assert decision.status is not None
+    assert decision.status.phase is WorkflowRunPhase.FAILED
+    assert "belongs to another object" in decision.status.message
+
+
+def test_terminal_runs_are_left_alone() -> None:
+    world = World(demo_run())
+    final = world.drive(demo_outcome)
+    assert world.decide().actions == ()
+    assert world.decide().status == final.status
