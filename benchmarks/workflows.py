@@ -12,18 +12,18 @@ time(10n)/time(n).
 from __future__ import annotations
 
 import functools
-import gc
 import graphlib
 import json
 import random
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from attrs import evolve
 
+from benchmarks.timing import best_of
 from kruntimes_core.core.actions import CreateObject, PatchStatus
 from kruntimes_core.core.meta import ObjectMeta
 from kruntimes_core.resources.run import Run, RunPhase
@@ -96,21 +96,6 @@ def drive(wr: WorkflowRun) -> tuple[float, int, WorkflowRunSnapshot]:
 
 def static_order(needs: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(graphlib.TopologicalSorter(needs).static_order())
-
-
-def best_of(repeats: int, work: Callable[[], object]) -> float:
-    timings = []
-    for _ in range(repeats):
-        # The inputs are long-lived state (an operator's informer cache): frozen
-        # out of the collector's scans, as gc.freeze() does for such services, so
-        # the timing is the decision's own cost. The collector stays on.
-        gc.collect()
-        gc.freeze()
-        start = time.perf_counter()
-        work()
-        timings.append(time.perf_counter() - start)
-        gc.unfreeze()
-    return min(timings)
 
 
 def measure(jobs: int) -> dict[str, float]:

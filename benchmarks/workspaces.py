@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from benchmarks.timing import best_of
 from kruntimes_core.core.conditions import Condition, ConditionStatus
 from kruntimes_core.core.hashing import fnv1a_32
 from kruntimes_core.core.meta import ObjectMeta
@@ -125,21 +124,6 @@ def stream(snapshot: ClusterSnapshot) -> None:
 
 def retained(snapshot: ClusterSnapshot) -> None:
     decide_cluster(snapshot, NOW)
-
-
-def best_of(repeats: int, work: Callable[[], object]) -> float:
-    timings = []
-    for _ in range(repeats):
-        # The inputs are long-lived state (an operator's informer cache): frozen
-        # out of the collector's scans, as gc.freeze() does for such services, so
-        # the timing is the decision's own cost. The collector stays on.
-        gc.collect()
-        gc.freeze()
-        start = time.perf_counter()
-        work()
-        timings.append(time.perf_counter() - start)
-        gc.unfreeze()
-    return min(timings)
 
 
 def main(argv: Sequence[str]) -> int:
