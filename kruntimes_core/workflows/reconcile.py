@@ -37,7 +37,7 @@ from kruntimes_core.resources.run import Run, RunPhase
 from kruntimes_core.resources.workspace import PersistentWorkspace, WorkspacePhase
 from kruntimes_core.workflows.children import ControllerConfig, job_workspace, step_run
 from kruntimes_core.workflows.graph import JobGraph
-from kruntimes_core.workflows.naming import job_workspace_name, step_run_name
+from kruntimes_core.workflows.naming import job_workspace_name, snapshot_name, step_run_name
 from kruntimes_core.workflows.resolve import resolve_job_outputs, resolve_step
 from kruntimes_core.workflows.snapshot import ControllerRevision, new_snapshot, owned_by
 from kruntimes_core.workflows.spec import JobSpec
@@ -109,7 +109,7 @@ def decide_workflow_run(
     )
     status = WorkflowRunStatus(
         phase=phase,
-        snapshot_name=new_snapshot(wr).metadata.name,
+        snapshot_name=snapshot_name(wr.metadata.name, wr.metadata.uid),
         jobs=jobs,
         conditions=conditions,
         message=_run_message(jobs, phase),
