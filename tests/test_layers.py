@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "kruntimes_core"
-PURE = ("core", "resources", "workspaces", "workflows", "artifacts")
+PURE = ("core", "resources", "workspaces", "workflows", "artifacts", "scheduling")
 FORBIDDEN = (
     "kruntimes_core.adapters",
     "kruntimes_core.cli",

@@ -14,6 +14,7 @@ from kruntimes_core.core.meta import ObjectMeta
 from kruntimes_core.core.names import dns1123_subdomain_problem, label_value_problem
 from kruntimes_core.core.validate import non_empty, one_of, subdomain_name, syntax
 from kruntimes_core.core.wire import wire
+from kruntimes_core.resources.affinity import Affinity
 from kruntimes_core.resources.runtime import API_VERSION
 
 WORKSPACE_KIND = "PersistentWorkspace"
@@ -90,6 +91,7 @@ class RunSpec:
     env: tuple[EnvVar, ...] = ()
     artifact_inputs: tuple[ArtifactInput, ...] = field(default=(), validator=_check_inputs)
     resources: RunResources = RunResources()
+    affinity: Affinity = field(factory=Affinity)
 
 
 @frozen
@@ -115,6 +117,16 @@ class Run:
     def active(self) -> bool:
         """Non-terminal: the Run still holds any workspace it names."""
         return not self.status.phase.terminal
+
+    @property
+    def slots(self) -> int:
+        """Run slots this Run takes on its pod (``requests.runs``, default 1)."""
+        return self.spec.resources.requests.get("runs", 1)
+
+    @property
+    def placed(self) -> bool:
+        """Assigned to a pod and still holding its slot there."""
+        return bool(self.status.assigned_pod) and self.active
 
     @property
     def workspace_name(self) -> str:

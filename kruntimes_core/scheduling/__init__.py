@@ -1,0 +1,1 @@
+"""Placing Pending Runs on Runtime Pods (spec workspaces.md section 4)."""
