@@ -14,6 +14,7 @@ from kruntimes_core.core.timeutil import format_rfc3339
 from kruntimes_core.resources.jsonvalue import JSONValue
 from kruntimes_core.resources.run import Run
 from kruntimes_core.resources.workspace import PersistentWorkspace
+from kruntimes_core.scheduling.placement import RunPlacement, decide_placements
 from kruntimes_core.workflows.naming import snapshot_name
 from kruntimes_core.workflows.reconcile import WorkflowRunSnapshot, decide_workflow_run
 from kruntimes_core.workspaces.batch import WorkspaceDecisions, decide_cluster
@@ -28,6 +29,19 @@ def plan(dump: Dump, now: datetime) -> dict[str, JSONValue]:
         "now": format_rfc3339(now),
         "persistentWorkspaces": [_workspace(item) for item in decide_cluster(dump.cluster, now)],
         "workflowRuns": [_workflow_run(snapshot, now) for snapshot in _workflow_snapshots(dump)],
+        "pendingRuns": [_placement(item) for item in decide_placements(dump.cluster)],
+    }
+
+
+def _placement(item: RunPlacement) -> dict[str, JSONValue]:
+    run = item.run
+    return {
+        "namespace": run.metadata.namespace,
+        "name": run.metadata.name,
+        "uid": run.metadata.uid,
+        "pod": None if item.pod is None else item.pod.metadata.name,
+        "podUID": None if item.pod is None else item.pod.metadata.uid,
+        **_decision_fields(item.decision, run.status),
     }
 
 

@@ -65,3 +65,24 @@ def test_the_workflow_plan_is_byte_identical_across_hash_seeds() -> None:
         for seed in ["3", "1234", "99999"]
     }
     assert len(outputs) == 1
+
+
+def test_plan_places_pending_runs_or_says_why_they_wait() -> None:
+    result = krt(
+        "plan",
+        "-f",
+        str(ROOT / "examples" / "cluster.yaml"),
+        "-f",
+        str(ROOT / "examples" / "scheduling.yaml"),
+        "--now",
+        NOW,
+    )
+    assert result.returncode == 0, result.stderr
+    runs = {r["name"]: r for r in json.loads(result.stdout)["pendingRuns"]}
+    assert list(runs) == ["db-client", "db-replica", "uses-idle", "late", "huge"]
+    assert runs["db-client"]["pod"] == "runtime-bash-7f587b4668-abcde"
+    assert runs["db-replica"]["pod"] != "runtime-bash-7f587b4668-abcde"
+    assert runs["uses-idle"]["pod"] == "runtime-bash-7f587b4668-fghij"
+    assert runs["late"]["pod"] is None
+    assert runs["late"]["message"] == 'workspace "released" is released: no new Run may use it'
+    assert runs["huge"]["message"] == "no Runtime Pod fits (2 ready): 2 lack free run slots"
