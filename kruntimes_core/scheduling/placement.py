@@ -81,6 +81,7 @@ class Scheduler:
                 if pod.ready and pod.runtime:
                     self.candidates[(ns, pod.runtime)].append(pod)
         self.used: Counter[tuple[str, str]] = Counter()
+        self.slots: dict[tuple[str, str], int] = {}
         placed = []
         for run in snapshot.runs:
             if run.placed:
@@ -148,7 +149,11 @@ class Scheduler:
         feasible: list[Pod] = []
         rejected: Counter[str] = Counter()
         for pod in pods:
-            free = pod_slots(pod, runtime) - self.used[(namespace, pod.metadata.name)]
+            key = (namespace, pod.metadata.name)
+            slots = self.slots.get(key)
+            if slots is None:
+                slots = self.slots[key] = pod_slots(pod, runtime)
+            free = slots - self.used[key]
             if free < run.slots:
                 rejected[NO_CAPACITY] += 1
             elif not _affinity_holds(pod, required, first_of_group):
