@@ -2,9 +2,13 @@
 
 import sys
 
-from benchmarks import workflows, workspaces
+from benchmarks import scheduling, workflows, workspaces
 
-SUITES = {"workspaces": workspaces.main, "workflows": workflows.main}
+SUITES = {
+    "workspaces": workspaces.main,
+    "workflows": workflows.main,
+    "scheduling": scheduling.main,
+}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from attrs import evolve
-from hypothesis import event, given, settings
+from hypothesis import event, given, note, settings, target
 from hypothesis import strategies as st
 
 from kruntimes_core.core.selectors import LabelSelector, matches
@@ -39,6 +39,8 @@ from kruntimes_core.testing.scheduling_oracle import PodRef, RunKey, oracle_plac
 from kruntimes_core.testing.scheduling_strategies import (
     CAPACITY_ANNOTATION,
     cluster_changes,
+    describe_cluster,
+    describe_object,
     scheduling_snapshots,
 )
 
@@ -75,6 +77,7 @@ def describe(snapshot: ClusterSnapshot, placements: Sequence[RunPlacement]) -> N
 @CHECKS
 @given(snapshots)
 def test_placements_agree_with_the_oracle(snapshot: ClusterSnapshot) -> None:
+    note(describe_cluster(snapshot))
     placements = decide_placements(snapshot)
     describe(snapshot, placements)
     expected = oracle_placements(snapshot)
@@ -203,6 +206,7 @@ def check_run(world: ClusterSnapshot, earlier: Sequence[Run], run: Run, pod: Pod
 @CHECKS
 @given(snapshots)
 def test_placements_break_no_required_rule_or_capacity(snapshot: ClusterSnapshot) -> None:
+    note(describe_cluster(snapshot))
     placements = decide_placements(snapshot)
     describe(snapshot, placements)
     scheduled = {
@@ -261,6 +265,7 @@ def reordered_run(run: Run, data: st.DataObject) -> Run:
 @CHECKS
 @given(st.data(), snapshots)
 def test_input_order_does_not_matter(data: st.DataObject, snapshot: ClusterSnapshot) -> None:
+    note(describe_cluster(snapshot))
     expected = decide_placements(snapshot)
     shuffled = ClusterSnapshot(
         runtimes=tuple(data.draw(st.permutations(snapshot.runtimes))),
@@ -305,11 +310,15 @@ def decisions(snapshot: ClusterSnapshot) -> dict[RunKey, tuple[PodRef | None, st
 def test_requeue_wakes_every_run_whose_decision_changed(
     data: st.DataObject, snapshot: ClusterSnapshot
 ) -> None:
+    note(describe_cluster(snapshot))
     change = data.draw(cluster_changes(snapshot))
+    note(f"{change.kind}:\n  before: {describe_object(change.before)}")
+    note(f"  after:  {describe_object(change.after)}")
     event(change.kind)
     before, after = decisions(snapshot), decisions(change.snapshot)
     changed = {key for key in before.keys() & after.keys() if before[key] != after[key]}
     event(f"decisions changed: {min(len(changed), 2)}")
+    target(float(len(changed)), label="decisions changed")
     woken = runs_to_requeue(change.snapshot, change.before, change.after)
     missed = {key: (before[key], after[key]) for key in changed - woken}
     assert not missed, missed

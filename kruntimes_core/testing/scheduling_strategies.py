@@ -20,7 +20,7 @@ objects of one kind share a namespace and name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
@@ -82,6 +82,8 @@ __all__ = [
     "ClusterChange",
     "affinities",
     "cluster_changes",
+    "describe_cluster",
+    "describe_object",
     "label_selectors",
     "run_labels",
     "scheduling_snapshots",
@@ -213,7 +215,8 @@ def _pod_labels(runtime: str, zone: str | None) -> dict[str, str]:
 
 
 def _zone(draw: st.DrawFn) -> str | None:
-    return _pick(draw, (*ZONES, None))
+    """The first zone half the time, so that pods often share one; sometimes none."""
+    return ZONES[0] if draw(st.booleans()) else _pick(draw, (*ZONES, None))
 
 
 def _capacity(draw: st.DrawFn) -> dict[str, str]:
@@ -243,6 +246,12 @@ def _pod(draw: st.DrawFn, namespace: str, name: str, uid: str, runtimes: Sequenc
 _WS_PHASES = (None, *WorkspacePhase, WorkspacePhase.BOUND, WorkspacePhase.BOUND)
 
 
+def _gone_pod(draw: st.DrawFn, local: Sequence[Pod]) -> str:
+    """A pod name no pod of the namespace has (any more)."""
+    names = {pod.metadata.name for pod in local}
+    return _pick(draw, [name for name in _POD_NAMES if name not in names])
+
+
 def _workspace_status(
     draw: st.DrawFn, name: str, namespace: str, runtime: str, pods: Sequence[Pod]
 ) -> WorkspaceStatus:
@@ -252,7 +261,7 @@ def _workspace_status(
     local = [pod for pod in pods if pod.metadata.namespace == namespace]
     binding = _pick(draw, ("live", "live", "live", "stale", "gone")) if local else "gone"
     if binding == "gone":
-        bound_pod, bound_uid = _pick(draw, _POD_NAMES), "gone-uid"
+        bound_pod, bound_uid = _gone_pod(draw, local), "gone-uid"
     else:
         pod = _pick(draw, local)
         bound_pod = pod.metadata.name
@@ -325,7 +334,7 @@ def _assignment(draw: st.DrawFn, namespace: str, pods: Sequence[Pod]) -> tuple[s
     local = [pod for pod in pods if pod.metadata.namespace == namespace]
     how = _pick(draw, ("live", "live", "live", "live", "stale", "gone")) if local else "gone"
     if how == "gone":
-        return _pick(draw, _POD_NAMES), "gone-uid", _pick(draw, RUNTIMES)
+        return _gone_pod(draw, local), "gone-uid", _pick(draw, RUNTIMES)
     pod = _pick(draw, local)
     uid = pod.metadata.uid if how == "live" else f"old-{pod.metadata.uid}"
     return pod.metadata.name, uid, pod.runtime or _pick(draw, RUNTIMES)
@@ -462,6 +471,7 @@ def _runtime_names(snapshot: ClusterSnapshot) -> list[str]:
     return sorted(found) or [RUNTIMES[0]]
 
 
+_HOST_CHANGES = ("zone", "zone", "deleted", "replaced", "runtime")
 _POD_CHANGES = (
     "created",
     "ready",
@@ -474,18 +484,46 @@ _POD_CHANGES = (
 )
 
 
+def _hosts_a_run(pod: Pod, runs: Sequence[Run]) -> bool:
+    return any(
+        run.metadata.namespace == pod.metadata.namespace
+        and run.status.assigned_pod == pod.metadata.name
+        and not run.status.phase.terminal
+        for run in runs
+    )
+
+
+def _seen_from_another_runtime(pod: Pod, runs: Sequence[Run]) -> bool:
+    return any(
+        run.metadata.namespace == pod.metadata.namespace
+        and run.status.phase is RunPhase.PENDING
+        and not run.status.assigned_pod
+        and run.spec.runtime != pod.runtime
+        for run in runs
+    )
+
+
 def _pod_change(draw: st.DrawFn, snapshot: ClusterSnapshot) -> ClusterChange:
     names = _Names(draw, snapshot)
-    what = _pick(draw, _POD_CHANGES) if snapshot.pods else "created"
-    if what == "created":
+    # Half the time a pod some active Run is on, changed in a way that moves the
+    # Runs' topology domains: every Pending Run of the namespace may see them,
+    # whatever its Runtime (pods seen from another Runtime first).
+    hosts = [pod for pod in snapshot.pods if _hosts_a_run(pod, snapshot.runs)]
+    seen_across = [pod for pod in hosts if _seen_from_another_runtime(pod, snapshot.runs)]
+    hosts = seen_across or hosts
+    old: Pod | None
+    if len(hosts) > 0 and draw(st.booleans()):
+        what, old = _pick(draw, _HOST_CHANGES), _pick(draw, hosts)
+    else:
+        what = _pick(draw, _POD_CHANGES) if snapshot.pods else "created"
+        old = _pick(draw, snapshot.pods) if what != "created" else None
+    if old is None:
         namespace = _pick(draw, _namespaces(snapshot))
         name = names.name("Pod", namespace, _POD_NAMES)
         assert name is not None  # the pool is larger than any snapshot's pods
         pod = _pod(draw, namespace, name, names.uid("pod-uid"), _runtime_names(snapshot))
-        return ClusterChange(
-            None, pod, evolve(snapshot, pods=(*snapshot.pods, pod)), "pod: created"
-        )
-    old = _pick(draw, snapshot.pods)
+        pods = (*snapshot.pods, pod)
+        return ClusterChange(None, pod, evolve(snapshot, pods=pods), "pod: created")
     meta = old.metadata
     new: Pod | None
     if what == "ready":
@@ -576,3 +614,79 @@ def cluster_changes(draw: st.DrawFn, snapshot: ClusterSnapshot) -> ClusterChange
         _run_change,
     )
     return _pick(draw, makers)(draw, snapshot)
+
+
+# -- reading a counterexample -----------------------------------------------------------
+
+
+def _selector_text(selector: LabelSelector | None) -> str:
+    if selector is None:
+        return "None"
+    parts = [f"{k}={v}" for k, v in selector.match_labels.items()]
+    parts += [
+        f"{r.key} {r.operator.value} {','.join(r.values)}".rstrip()
+        for r in selector.match_expressions
+    ]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _term_text(term: RunAffinityTerm) -> str:
+    key = "pod" if term.topology_key == RUNTIME_POD_TOPOLOGY else term.topology_key
+    return f"{key}:{_selector_text(term.label_selector)}"
+
+
+def _rules_text(name: str, rules: RunAffinityRules) -> str:
+    parts = [f"req {_term_text(t)}" for t in rules.required]
+    parts += [f"pref {w.weight} {_term_text(w.run_affinity_term)}" for w in rules.preferred]
+    return f" {name}[{'; '.join(parts)}]" if parts else ""
+
+
+def _labels_text(labels: Mapping[str, str]) -> str:
+    return "{" + ",".join(f"{k}={v}" for k, v in sorted(labels.items())) + "}"
+
+
+def describe_object(obj: Changed | Runtime | None) -> str:
+    """One line per object, with only the fields placement reads."""
+    if obj is None:
+        return "-"
+    where = f"{obj.metadata.namespace}/{obj.metadata.name}"
+    deleting = " deleting" if obj.metadata.deletion_timestamp is not None else ""
+    if isinstance(obj, Runtime):
+        return f"runtime {where} runs={obj.spec.capacity.resources.get('runs', '-')}"
+    if isinstance(obj, Pod):
+        labels = dict(obj.metadata.labels)
+        runtime, zone = labels.pop(RUNTIME_LABEL, "-"), labels.pop(ZONE_KEY, "-")
+        state = "ready" if obj.ready else f"not-ready({obj.status.phase})"
+        capacity = obj.metadata.annotations.get(CAPACITY_ANNOTATION, "-")
+        return (
+            f"pod {where} uid={obj.metadata.uid} runtime={runtime} zone={zone} {state}"
+            f" capacity={capacity}{deleting}"
+        )
+    if isinstance(obj, PersistentWorkspace):
+        ws = obj.status
+        bound = f" -> {ws.bound_pod}/{ws.bound_pod_uid}" if ws.bound_pod else ""
+        phase = ws.phase.value if ws.phase is not None else "no-phase"
+        return f"workspace {where} runtime={obj.spec.runtime} {phase}{bound}{deleting}"
+    status = obj.status
+    on = f" on {status.assigned_pod}/{status.assigned_pod_uid}" if status.assigned_pod else ""
+    created = obj.metadata.creation_timestamp
+    age = "" if created is None else f" t+{int((created - BASE_TIME).total_seconds())}"
+    workspace = f" ws={obj.workspace_name}" if obj.workspace_name else ""
+    slots = f" runs={obj.slots}" if obj.slots != 1 else ""
+    rules = obj.spec.affinity
+    return (
+        f"run {where} runtime={obj.spec.runtime} {status.phase.value}{on}{age}"
+        f" labels={_labels_text(obj.metadata.labels)}{slots}{workspace}"
+        f"{_rules_text('aff', rules.run_affinity)}{_rules_text('anti', rules.run_anti_affinity)}"
+    )
+
+
+def describe_cluster(snapshot: ClusterSnapshot) -> str:
+    """The snapshot, one short line per object (for ``hypothesis.note``)."""
+    objects: list[Changed | Runtime] = [
+        *snapshot.runtimes,
+        *snapshot.pods,
+        *snapshot.workspaces,
+        *snapshot.runs,
+    ]
+    return "\n".join(describe_object(obj) for obj in objects)
