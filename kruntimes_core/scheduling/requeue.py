@@ -55,7 +55,11 @@ def _touches(run: Run, changed: Changed, snapshot: ClusterSnapshot) -> bool:
     if isinstance(changed, PersistentWorkspace):
         return run.workspace_name == changed.metadata.name
     if isinstance(changed, Pod):
-        return changed.runtime == run.spec.runtime or _bound_to(run, changed, snapshot)
+        return (
+            changed.runtime == run.spec.runtime
+            or _bound_to(run, changed, snapshot)
+            or _coupled_to_runs_on(run, changed, snapshot)
+        )
     if changed.metadata.key == run.metadata.key or changed.spec.runtime == run.spec.runtime:
         return True
     return _coupled(run, changed)
@@ -68,6 +72,15 @@ def _bound_to(run: Run, pod: Pod, snapshot: ClusterSnapshot) -> bool:
         and ws.metadata.namespace == run.metadata.namespace
         and ws.status.bound_pod == pod.metadata.name
         for ws in snapshot.workspaces
+    )
+
+
+def _coupled_to_runs_on(run: Run, pod: Pod, snapshot: ClusterSnapshot) -> bool:
+    """A pod's labels are the domains of the Runs placed on it, whatever its Runtime."""
+    return any(
+        other.status.assigned_pod == pod.metadata.name and _coupled(run, other)
+        for other in snapshot.runs
+        if other.metadata.namespace == pod.metadata.namespace
     )
 
 

@@ -315,18 +315,42 @@ def _requests(draw: st.DrawFn) -> RunResources:
 
 
 def _pending_run(
-    draw: st.DrawFn, namespace: str, name: str, uid: str, runtimes: Sequence[str]
+    draw: st.DrawFn,
+    namespace: str,
+    name: str,
+    uid: str,
+    runtimes: Sequence[str],
+    placed: Sequence[Run] = (),
 ) -> Run:
     workspace = _pick(draw, WORKSPACE_NAMES) if _chance(draw, 4) else None
+    affinity = draw(affinities)
+    local = [run for run in placed if run.metadata.namespace == namespace]
+    if local and _chance(draw, 3):
+        affinity = _aimed_at(draw, affinity, _pick(draw, local))
     return Run(
         metadata=_meta(draw, namespace, name, uid),
         spec=RunSpec(
             runtime=_pick(draw, runtimes),
             workspace=WorkspaceRef(workspace) if workspace else None,
             resources=_requests(draw),
-            affinity=draw(affinities),
+            affinity=affinity,
         ),
     )
+
+
+def _aimed_at(draw: st.DrawFn, affinity: Affinity, target: Run) -> Affinity:
+    """``affinity`` plus one required term whose selector is ``target``'s labels.
+
+    Drawn selectors match a given Run only now and then; a term aimed at a
+    placed Run (often on a pod of another Runtime, in a shared zone) makes
+    the Run's decision hang on that Run's domain.
+    """
+    term = RunAffinityTerm(_pick(draw, TOPOLOGY_KEYS), LabelSelector(target.metadata.labels))
+    if draw(st.booleans()):
+        rules = affinity.run_affinity
+        return evolve(affinity, run_affinity=evolve(rules, required=(*rules.required, term)))
+    rules = affinity.run_anti_affinity
+    return evolve(affinity, run_anti_affinity=evolve(rules, required=(*rules.required, term)))
 
 
 def _assignment(draw: st.DrawFn, namespace: str, pods: Sequence[Pod]) -> tuple[str, str, str]:
@@ -430,14 +454,15 @@ def scheduling_snapshots(
         _workspace(draw, ns, name, names.uid("ws-uid"), runtimes, pods)
         for ns, name in some("PersistentWorkspace", WORKSPACE_NAMES, 0, max_workspaces)
     ]
-    runs = [
+    placed = [
         _placed_run(draw, ns, name, names.uid("run-uid"), pods)
         for ns, name in some("Run", _RUN_NAMES, 0, max_placed)
     ]
-    runs += [
-        _pending_run(draw, ns, name, names.uid("run-uid"), runtimes)
+    pending = [
+        _pending_run(draw, ns, name, names.uid("run-uid"), runtimes, placed)
         for ns, name in some("Run", _RUN_NAMES, 1, max_pending)
     ]
+    runs = placed + pending
     order = draw(st.permutations(range(len(runs))))
     return ClusterSnapshot(
         runtimes=tuple(runtime_objects),
@@ -583,7 +608,8 @@ def _run_change(draw: st.DrawFn, snapshot: ClusterSnapshot) -> ClusterChange:
         assert name is not None  # the pool is larger than any snapshot's Runs
         uid = names.uid("run-uid")
         if draw(st.booleans()):
-            run = _pending_run(draw, namespace, name, uid, _runtime_names(snapshot))
+            runtimes = _runtime_names(snapshot)
+            run = _pending_run(draw, namespace, name, uid, runtimes, snapshot.runs)
         else:
             run = _placed_run(draw, namespace, name, uid, snapshot.pods)
         return ClusterChange(
