@@ -33,6 +33,7 @@ from kruntimes_core.core.selectors import (
     LabelSelector,
     LabelSelectorRequirement,
     SelectorOperator,
+    matches,
 )
 from kruntimes_core.resources.affinity import (
     RUNTIME_POD_TOPOLOGY,
@@ -354,14 +355,20 @@ def _aimed_at(draw: st.DrawFn, affinity: Affinity, target: Run) -> Affinity:
 
 
 def _assignment(draw: st.DrawFn, namespace: str, pods: Sequence[Pod]) -> tuple[str, str, str]:
-    """``(assignedPod, assignedPodUID, runtime)``: a live pod, a replaced one, a gone one."""
+    """``(assignedPod, assignedPodUID, runtime)``: a live pod, a replaced one, a gone one.
+
+    The Runtime is the pod's, except now and then: a pod's labels may change
+    after a Run was placed on it.
+    """
     local = [pod for pod in pods if pod.metadata.namespace == namespace]
     how = _pick(draw, ("live", "live", "live", "live", "stale", "gone")) if local else "gone"
     if how == "gone":
         return _gone_pod(draw, local), "gone-uid", _pick(draw, RUNTIMES)
     pod = _pick(draw, local)
     uid = pod.metadata.uid if how == "live" else f"old-{pod.metadata.uid}"
-    return pod.metadata.name, uid, pod.runtime or _pick(draw, RUNTIMES)
+    # Now and then the pod no longer carries the Run's Runtime (it was relabelled).
+    relabelled = not pod.runtime or _chance(draw, 8)
+    return pod.metadata.name, uid, _pick(draw, RUNTIMES) if relabelled else pod.runtime
 
 
 def _placed_run(draw: st.DrawFn, namespace: str, name: str, uid: str, pods: Sequence[Pod]) -> Run:
@@ -458,8 +465,11 @@ def scheduling_snapshots(
         _placed_run(draw, ns, name, names.uid("run-uid"), pods)
         for ns, name in some("Run", _RUN_NAMES, 0, max_placed)
     ]
+    # Sometimes only one Runtime has Pending Runs: the others' pods then host
+    # Runs that Pending Runs see only through affinity.
+    pending_runtimes = _subset(draw, tuple(runtimes))
     pending = [
-        _pending_run(draw, ns, name, names.uid("run-uid"), runtimes, placed)
+        _pending_run(draw, ns, name, names.uid("run-uid"), pending_runtimes, placed)
         for ns, name in some("Run", _RUN_NAMES, 1, max_pending)
     ]
     runs = placed + pending
@@ -518,24 +528,52 @@ def _hosts_a_run(pod: Pod, runs: Sequence[Run]) -> bool:
     )
 
 
-def _seen_from_another_runtime(pod: Pod, runs: Sequence[Run]) -> bool:
-    return any(
-        run.metadata.namespace == pod.metadata.namespace
-        and run.status.phase is RunPhase.PENDING
-        and not run.status.assigned_pod
-        and run.spec.runtime != pod.runtime
+def _watched(pod: Pod, runs: Sequence[Run]) -> bool:
+    """Whether a Pending Run of another Runtime has a term matching a Run on ``pod``.
+
+    Such a Run's decision hangs on ``pod``'s labels and existence although the
+    pod is no candidate of it.
+    """
+    ns = pod.metadata.namespace
+    hosted = [
+        run
         for run in runs
-    )
+        if run.metadata.namespace == ns
+        and run.status.assigned_pod == pod.metadata.name
+        and run.status.assigned_pod_uid == pod.metadata.uid
+        and not run.status.phase.terminal
+    ]
+    for run in runs:
+        if (
+            run.metadata.namespace != ns
+            or run.status.phase is not RunPhase.PENDING
+            or run.status.assigned_pod
+            or run.spec.runtime == pod.runtime
+        ):
+            continue
+        rules = run.spec.affinity
+        terms = [
+            *rules.run_affinity.required,
+            *rules.run_anti_affinity.required,
+            *(w.run_affinity_term for w in rules.run_affinity.preferred),
+            *(w.run_affinity_term for w in rules.run_anti_affinity.preferred),
+        ]
+        for other in hosted:
+            theirs = other.spec.affinity.run_anti_affinity.required
+            if any(matches(t.label_selector, other.metadata.labels) for t in terms) or any(
+                matches(t.label_selector, run.metadata.labels) for t in theirs
+            ):
+                return True
+    return False
 
 
 def _pod_change(draw: st.DrawFn, snapshot: ClusterSnapshot) -> ClusterChange:
     names = _Names(draw, snapshot)
     # Half the time a pod some active Run is on, changed in a way that moves the
     # Runs' topology domains: every Pending Run of the namespace may see them,
-    # whatever its Runtime (pods seen from another Runtime first).
+    # whatever its Runtime (pods watched from another Runtime first).
     hosts = [pod for pod in snapshot.pods if _hosts_a_run(pod, snapshot.runs)]
-    seen_across = [pod for pod in hosts if _seen_from_another_runtime(pod, snapshot.runs)]
-    hosts = seen_across or hosts
+    hosts = [pod for pod in hosts if _watched(pod, snapshot.runs)] or hosts
     old: Pod | None
     if len(hosts) > 0 and draw(st.booleans()):
         what, old = _pick(draw, _HOST_CHANGES), _pick(draw, hosts)
@@ -615,7 +653,10 @@ def _run_change(draw: st.DrawFn, snapshot: ClusterSnapshot) -> ClusterChange:
         return ClusterChange(
             None, run, evolve(snapshot, runs=(*snapshot.runs, run)), "run: created"
         )
-    old = _pick(draw, snapshot.runs)
+    # Finishing or deleting a Run that holds a slot frees it: prefer those.
+    holding = [run for run in snapshot.runs if run.status.assigned_pod and run.active]
+    frees = what in ("finished", "deleted") and len(holding) > 0 and draw(st.booleans())
+    old = _pick(draw, holding if frees else snapshot.runs)
     new: Run | None
     if what == "finished":
         new = evolve(old, status=evolve(old.status, phase=_pick(draw, _TERMINAL_PHASES)))
